@@ -1,0 +1,54 @@
+//! Read an LLM's response *while it streams* and pull out the structured
+//! actions in it.
+//!
+//! Feed a [`Parser`] chunks as they arrive; it emits [`Event::Narrative`] at
+//! once (holding back only what could still begin an opener),
+//! [`Event::ActionStarted`] the moment an action's name is known, and
+//! [`Event::ActionComplete`] in the same push that delivers the block's
+//! closer, or [`Event::ActionInvalid`] with errors that name the path.
+//!
+//! ```
+//! use actionstream::{Event, Parser};
+//!
+//! let response = "Let me look.\n<action_call name=\"search\">{\"query\": \"rust\"}</action_call>\nFound it.";
+//! let mut parser = Parser::default();
+//! let mut events = Vec::new();
+//! for chunk in response.as_bytes().chunks(7) {
+//!     parser.push_bytes(chunk, &mut events);
+//! }
+//! parser.finish(&mut events);
+//!
+//! let complete: Vec<_> = events
+//!     .iter()
+//!     .filter_map(|e| match e {
+//!         Event::ActionComplete(a) => Some((a.name.as_str(), a.arguments.to_string())),
+//!         _ => None,
+//!     })
+//!     .collect();
+//! assert_eq!(complete, [("search", r#"{"query":"rust"}"#.to_string())]);
+//! assert_eq!(actionstream::narrative(&events), "Let me look.\n\nFound it.");
+//! ```
+//!
+//! The behaviour is fixed by the contract in the README: which fences and
+//! tags hold actions, where a block ends, how actions are named and
+//! repaired, and the invariants every input and every chunking keeps.
+#![forbid(unsafe_code)]
+#![deny(missing_docs)]
+#![warn(rust_2018_idioms)]
+
+mod config;
+mod event;
+mod parser;
+mod scan;
+mod shape;
+mod utf8;
+mod validate;
+
+pub use config::Config;
+pub use event::{
+    Action, ActionError, ActionId, Event, InvalidAction, Repair, RepairKind, Span, Syntax,
+};
+pub use parser::{narrative, parse_str, parse_str_with, NativeId, Parser, MAX_SPECULATION};
+pub use shape::xml_children;
+pub use utf8::Utf8Decoder;
+pub use validate::{type_name, TypeList, Validator};

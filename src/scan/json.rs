@@ -1,0 +1,845 @@
+//! The incremental JSON scanner that runs inside a block.
+//!
+//! # Design
+//!
+//! A block's JSON arrives in pieces, and the parser must know after every
+//! piece whether the JSON is complete (a closing fence inside a string never
+//! closes the block), whether it is broken for good, and which actions it
+//! holds and what they are called, without looking at a byte twice. The
+//! scanner is a byte-level state machine in the manner of `csv-core`: a token
+//! state ([`Tok`]), a stack of open containers capped at the nesting limit
+//! (like serde_json's `remaining_depth`), and nothing else kept between calls.
+//!
+//! While it scans it writes a *repaired copy* of the JSON (`out`): literal
+//! control characters in strings are escaped, trailing commas and comments
+//! are blanked. The repairs are made in the same pass; serde_json later reads
+//! each action's value straight from the repaired copy. With strict mode on,
+//! every repair is an error instead.
+//!
+//! It also tracks **slots**, the values that become actions: each top-level
+//! value, each element of a top-level array, and each element of an
+//! `{"actions": [...]}` wrapper (in action fences and tags, where the wrapper
+//! is recognised by its first key). For each slot that is an object it
+//! watches the keys at its top level and works out the action's name by the
+//! contract's ranking (discriminators, `type`, `name` + arguments, `tool_name`
+//! or `function` + input). A name found under the first discriminator is
+//! certain at once; any other name is certain only when the object closes,
+//! since a higher-ranked key could still follow.
+//!
+//! # Termination
+//!
+//! [`JsonScanner::feed`] consumes all of its input, always. After an error it
+//! only counts bytes. [`JsonScanner::finish_value`] ends a number that was
+//! waiting for a delimiter and reports whether the JSON is at rest.
+
+use crate::event::RepairKind;
+
+/// How names are read in this block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Naming {
+    /// Action fences and tags: `type` names, wrappers unwrap.
+    Action,
+    /// Generic fences: only discriminators, `name`, `tool_name`/`function`.
+    Generic,
+}
+
+/// Which key of an action object named it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum NameKey {
+    /// A discriminator, by rank.
+    Discriminator(usize),
+    /// `type`.
+    Type,
+    /// `name`, with `arguments`, `parameters` or `input` beside it.
+    Name,
+    /// `tool_name`, with `input` or `arguments` beside it.
+    ToolName,
+    /// `function`, with `input` or `arguments` beside it.
+    Function,
+}
+
+impl NameKey {
+    fn rank(self) -> usize {
+        match self {
+            NameKey::Discriminator(r) => r,
+            NameKey::Type => 1000,
+            NameKey::Name => 1001,
+            NameKey::ToolName => 1002,
+            NameKey::Function => 1003,
+        }
+    }
+}
+
+/// A value that becomes an action.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Slot {
+    /// Its name once certain.
+    pub name: Option<String>,
+    /// The key that gave the name.
+    pub name_key: Option<NameKey>,
+    /// The best-ranked discriminator or `type` value read so far.
+    best: Option<(NameKey, String)>,
+    /// Where the value stands in the repaired copy, once closed.
+    pub range: Option<(usize, usize)>,
+    start: usize,
+    has_args: bool,
+    has_input_or_args: bool,
+    name_val: Option<String>,
+    tool_val: Option<String>,
+    function_val: Option<String>,
+}
+
+/// A scanner error, with the byte offset (in the scanned text) it arose at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct ScanError {
+    pub offset: usize,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Role {
+    Plain,
+    /// An action object: its slot index.
+    Action(u32),
+    /// A top-level array or a wrapper's array: its elements are slots.
+    Slots,
+    /// A wrapper object: keys after its array are ignored.
+    Wrapper,
+}
+
+#[derive(Debug, Clone, Copy)]
+struct Frame {
+    obj: bool,
+    role: Role,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Num {
+    Minus,
+    Zero,
+    Int,
+    Dot,
+    Frac,
+    Exp,
+    ExpSign,
+    ExpInt,
+}
+
+impl Num {
+    fn terminal(self) -> bool {
+        matches!(self, Num::Zero | Num::Int | Num::Frac | Num::ExpInt)
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Esc {
+    None,
+    Backslash,
+    Unicode(u8),
+}
+
+/// What a string is being read for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Capture {
+    None,
+    /// A key of an action object.
+    ActionKey,
+    /// The value of a naming key of an action object.
+    NameValue(NameKey),
+    /// Any other key.
+    Key,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Tok {
+    /// Expecting a value; `close` allows `]` (empty array, or a trailing comma).
+    Value { close: bool },
+    /// Expecting a key or, with `close`, `}`.
+    Key { close: bool },
+    Colon,
+    /// After a value inside a container: `,` or the closer.
+    After,
+    Str { cap: Capture, esc: Esc },
+    Lit { word: &'static [u8], at: u8 },
+    Num(Num),
+    /// Saw `/` where white space may stand.
+    Slash,
+    LineComment,
+    BlockComment { star: bool },
+}
+
+/// Keys of the action object whose value is being read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum KeyClass {
+    Other,
+    Naming(NameKey),
+    Args,
+    ArgsOrInput,
+    Actions,
+}
+
+/// The incremental scanner; see the module docs.
+#[derive(Debug, Clone)]
+pub(crate) struct JsonScanner {
+    naming: Naming,
+    strict: bool,
+    max_depth: usize,
+    tok: Tok,
+    /// Where to go back to after a comment.
+    resume: Tok,
+    stack: Vec<Frame>,
+    /// The repaired copy.
+    out: String,
+    /// Bytes consumed so far.
+    pos: usize,
+    /// Where the current string started in `out`.
+    str_start: usize,
+    /// An unconfirmed comma in `out`, for the trailing-comma repair.
+    comma: Option<(usize, usize)>,
+    /// The class of the key just read in the active action object.
+    key: KeyClass,
+    /// The active action object's key is its first.
+    first_key: bool,
+    /// Stack depth at which the current slot value began.
+    slot_depth: Option<usize>,
+    discriminators: std::sync::Arc<[String]>,
+    pub slots: Vec<Slot>,
+    /// Slots whose name became certain since the last [`Self::take_named`].
+    named: Vec<usize>,
+    pub repairs: Vec<(RepairKind, usize)>,
+    pub error: Option<ScanError>,
+    /// For generic blocks: whether the first slot has a discriminator key,
+    /// once that is known.
+    pub decision: Option<bool>,
+    /// Top-level values read.
+    pub values: usize,
+    /// The current byte must be stepped again (a number ended at it).
+    reprocess: bool,
+    /// Index of the byte being stepped within the piece being fed.
+    cursor: usize,
+}
+
+const fn ws(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
+impl JsonScanner {
+    pub fn new(
+        naming: Naming,
+        strict: bool,
+        max_depth: usize,
+        discriminators: std::sync::Arc<[String]>,
+    ) -> Self {
+        JsonScanner {
+            naming,
+            strict,
+            max_depth,
+            tok: Tok::Value { close: false },
+            resume: Tok::Value { close: false },
+            stack: Vec::new(),
+            out: String::new(),
+            pos: 0,
+            str_start: 0,
+            comma: None,
+            key: KeyClass::Other,
+            first_key: false,
+            slot_depth: None,
+            discriminators,
+            slots: Vec::new(),
+            named: Vec::new(),
+            repairs: Vec::new(),
+            error: None,
+            decision: None,
+            values: 0,
+            reprocess: false,
+            cursor: 0,
+        }
+    }
+
+    /// The repaired copy of everything scanned.
+    pub fn repaired(&self) -> &str {
+        &self.out
+    }
+
+    /// Slots whose names became certain since the last call, in order.
+    pub fn take_named(&mut self) -> std::vec::Drain<'_, usize> {
+        self.named.drain(..)
+    }
+
+    /// Whether the JSON is at rest between top-level values, ending a number
+    /// that only waited for its delimiter. Broken JSON is never at rest.
+    pub fn finish_value(&mut self) -> bool {
+        if self.error.is_some() || !self.stack.is_empty() {
+            return false;
+        }
+        match self.tok {
+            Tok::Num(n) if n.terminal() => {
+                self.value_done();
+                true
+            }
+            Tok::Value { .. } | Tok::LineComment => true,
+            _ => false,
+        }
+    }
+
+    /// Scans `text`, the next piece of the block's JSON.
+    pub fn feed(&mut self, text: &str) {
+        if self.error.is_some() {
+            self.pos += text.len();
+            return;
+        }
+        let bytes = text.as_bytes();
+        let mut i = 0;
+        while i < bytes.len() {
+            if let Tok::Str { cap, esc: Esc::None } = self.tok {
+                // Fast path: copy a run of plain string bytes at once.
+                let run = bytes[i..]
+                    .iter()
+                    .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
+                    .unwrap_or(bytes.len() - i);
+                self.out.push_str(&text[i..i + run]);
+                i += run;
+                if i == bytes.len() {
+                    break;
+                }
+                let b = bytes[i];
+                match b {
+                    b'"' => {
+                        self.out.push('"');
+                        i += 1;
+                        self.string_done(cap);
+                    }
+                    b'\\' => {
+                        self.out.push('\\');
+                        i += 1;
+                        self.tok = Tok::Str {
+                            cap,
+                            esc: Esc::Backslash,
+                        };
+                    }
+                    _ => {
+                        if self.strict {
+                            self.fail(
+                                self.pos + i,
+                                format!(
+                                    "a raw control character (U+{:04X}) inside a string; write it escaped, as {}",
+                                    b,
+                                    escape_name(b)
+                                ),
+                            );
+                            break;
+                        }
+                        self.repairs
+                            .push((RepairKind::ControlCharacter, self.pos + i));
+                        self.out.push_str(&escape_name(b));
+                        i += 1;
+                    }
+                }
+                continue;
+            }
+            let b = bytes[i];
+            self.cursor = i;
+            if let Err(message) = self.step(b) {
+                let found = describe(text, i);
+                self.fail(self.pos + i, format!("{message}, found {found}"));
+                break;
+            }
+            if self.reprocess {
+                self.reprocess = false;
+                continue;
+            }
+            i += 1;
+        }
+        self.pos += text.len();
+    }
+
+    fn fail(&mut self, offset: usize, message: String) {
+        self.error = Some(ScanError { offset, message });
+    }
+
+    fn step(&mut self, b: u8) -> Result<(), &'static str> {
+        match self.tok {
+            Tok::Value { close } => {
+                if ws(b) {
+                    self.out.push(b as char);
+                } else if b == b']' && close {
+                    self.close(b)?;
+                } else if b == b'/' {
+                    self.comment_start()?;
+                } else {
+                    self.value_start(b)?;
+                }
+            }
+            Tok::Key { close } => match b {
+                b'"' => {
+                    self.comma = None;
+                    let cap = match self.stack.last() {
+                        Some(Frame {
+                            role: Role::Action(_),
+                            ..
+                        }) => Capture::ActionKey,
+                        _ => Capture::Key,
+                    };
+                    self.str_start = self.out.len();
+                    self.out.push('"');
+                    self.tok = Tok::Str {
+                        cap,
+                        esc: Esc::None,
+                    };
+                }
+                b'}' if close => self.close(b)?,
+                b'/' => self.comment_start()?,
+                _ if ws(b) => self.out.push(b as char),
+                _ => {
+                    return Err(if close {
+                        "expected a key in double quotes or `}`"
+                    } else {
+                        "expected a key in double quotes"
+                    })
+                }
+            },
+            Tok::Colon => match b {
+                b':' => {
+                    self.out.push(':');
+                    self.tok = Tok::Value { close: false };
+                }
+                b'/' => self.comment_start()?,
+                _ if ws(b) => self.out.push(b as char),
+                _ => return Err("expected `:` after the key"),
+            },
+            Tok::After => match b {
+                b',' => {
+                    self.comma = Some((self.out.len(), self.pos + self.cursor));
+                    self.out.push(',');
+                    let obj = self.stack.last().is_some_and(|f| f.obj);
+                    self.tok = if obj {
+                        Tok::Key { close: true }
+                    } else {
+                        Tok::Value { close: true }
+                    };
+                }
+                b']' | b'}' => self.close(b)?,
+                b'/' => self.comment_start()?,
+                _ if ws(b) => self.out.push(b as char),
+                _ => {
+                    return Err(if self.stack.last().is_some_and(|f| f.obj) {
+                        "expected `,` or `}` after an object member"
+                    } else {
+                        "expected `,` or `]` after an array element"
+                    })
+                }
+            },
+            Tok::Str { cap, esc } => match esc {
+                Esc::Backslash => {
+                    self.out.push(b as char);
+                    let esc = match b {
+                        b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => Esc::None,
+                        b'u' => Esc::Unicode(0),
+                        _ => return Err("an invalid escape in a string: expected one of \\\" \\\\ \\/ \\b \\f \\n \\r \\t \\uXXXX"),
+                    };
+                    self.tok = Tok::Str { cap, esc };
+                }
+                Esc::Unicode(n) => {
+                    if !b.is_ascii_hexdigit() {
+                        return Err("expected four hex digits after \\u");
+                    }
+                    self.out.push(b as char);
+                    let esc = if n == 3 { Esc::None } else { Esc::Unicode(n + 1) };
+                    self.tok = Tok::Str { cap, esc };
+                }
+                // Plain string bytes are taken by the fast path in `feed`.
+                Esc::None => unreachable_plain(),
+            },
+            Tok::Lit { word, at } => {
+                if word.get(usize::from(at)) != Some(&b) {
+                    return Err(match word[0] {
+                        b't' => "expected the literal `true`",
+                        b'f' => "expected the literal `false`",
+                        _ => "expected the literal `null`",
+                    });
+                }
+                self.out.push(b as char);
+                if usize::from(at) + 1 == word.len() {
+                    self.value_done();
+                } else {
+                    self.tok = Tok::Lit { word, at: at + 1 };
+                }
+            }
+            Tok::Num(n) => {
+                let next = match (n, b) {
+                    (Num::Minus, b'0') => Some(Num::Zero),
+                    (Num::Minus, b'1'..=b'9') => Some(Num::Int),
+                    (Num::Int, b'0'..=b'9') => Some(Num::Int),
+                    (Num::Zero | Num::Int, b'.') => Some(Num::Dot),
+                    (Num::Dot | Num::Frac, b'0'..=b'9') => Some(Num::Frac),
+                    (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Some(Num::Exp),
+                    (Num::Exp, b'+' | b'-') => Some(Num::ExpSign),
+                    (Num::Exp | Num::ExpSign | Num::ExpInt, b'0'..=b'9') => Some(Num::ExpInt),
+                    _ => None,
+                };
+                match next {
+                    Some(next) => {
+                        self.out.push(b as char);
+                        self.tok = Tok::Num(next);
+                    }
+                    None if n.terminal() => {
+                        self.value_done();
+                        if self.stack.is_empty() && !ws(b) && b != b'/' {
+                            return Err("expected white space after a top-level number");
+                        }
+                        self.reprocess = true;
+                    }
+                    None => return Err("a malformed number"),
+                }
+            }
+            Tok::Slash => match b {
+                b'/' => self.tok = Tok::LineComment,
+                b'*' => self.tok = Tok::BlockComment { star: false },
+                _ => return Err("expected `//` or `/*` to begin a comment"),
+            },
+            Tok::LineComment => {
+                if b == b'\n' {
+                    self.out.push('\n');
+                    self.tok = self.resume;
+                }
+            }
+            Tok::BlockComment { star } => {
+                if star && b == b'/' {
+                    self.out.push(' ');
+                    self.tok = self.resume;
+                } else {
+                    self.tok = Tok::BlockComment { star: b == b'*' };
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn value_start(&mut self, b: u8) -> Result<(), &'static str> {
+        self.comma = None;
+        let depth = self.stack.len();
+        let top = self.stack.last().copied();
+        let slot_context = matches!(top, None | Some(Frame { role: Role::Slots, .. }));
+        let in_action = matches!(top, Some(Frame { role: Role::Action(_), .. }));
+        let key = if in_action { self.key } else { KeyClass::Other };
+        if b == b'[' && key == KeyClass::Actions {
+            // `{"actions": [` : the object is a wrapper, its elements the actions.
+            self.slots.pop();
+            self.slot_depth = None;
+            if let Some(f) = self.stack.last_mut() {
+                f.role = Role::Wrapper;
+            }
+            return self.open(false, Role::Slots);
+        }
+        if slot_context {
+            if !(b == b'[' && top.is_none()) {
+                if self.slots.is_empty() && b != b'{' && self.decision.is_none() {
+                    self.decision = Some(false);
+                }
+                self.slots.push(Slot {
+                    start: self.out.len(),
+                    ..Slot::default()
+                });
+                self.slot_depth = Some(depth);
+            }
+        }
+        match b {
+            b'{' => {
+                let role = if slot_context {
+                    Role::Action((self.slots.len() - 1) as u32)
+                } else {
+                    Role::Plain
+                };
+                self.first_key = true;
+                self.open(true, role)
+            }
+            b'[' => {
+                let role = if top.is_none() { Role::Slots } else { Role::Plain };
+                self.open(false, role)
+            }
+            b'"' => {
+                let cap = match key {
+                    KeyClass::Naming(k) => Capture::NameValue(k),
+                    _ => Capture::None,
+                };
+                self.str_start = self.out.len();
+                self.out.push('"');
+                self.tok = Tok::Str {
+                    cap,
+                    esc: Esc::None,
+                };
+                Ok(())
+            }
+            b'-' => self.num(Num::Minus, b),
+            b'0' => self.num(Num::Zero, b),
+            b'1'..=b'9' => self.num(Num::Int, b),
+            b't' => self.lit(b"true"),
+            b'f' => self.lit(b"false"),
+            b'n' => self.lit(b"null"),
+            _ => Err("expected a JSON value"),
+        }
+    }
+
+    fn num(&mut self, n: Num, b: u8) -> Result<(), &'static str> {
+        self.out.push(b as char);
+        self.tok = Tok::Num(n);
+        Ok(())
+    }
+
+    fn lit(&mut self, word: &'static [u8]) -> Result<(), &'static str> {
+        self.out.push(word[0] as char);
+        self.tok = Tok::Lit { word, at: 1 };
+        Ok(())
+    }
+
+    fn open(&mut self, obj: bool, role: Role) -> Result<(), &'static str> {
+        if self.stack.len() >= self.max_depth {
+            return Err(if self.max_depth == 128 {
+                "JSON nested deeper than 128 levels"
+            } else {
+                "JSON nested deeper than the nesting limit"
+            });
+        }
+        self.stack.push(Frame { obj, role });
+        self.out.push(if obj { '{' } else { '[' });
+        self.tok = if obj {
+            Tok::Key { close: true }
+        } else {
+            Tok::Value { close: true }
+        };
+        Ok(())
+    }
+
+    fn close(&mut self, b: u8) -> Result<(), &'static str> {
+        let Some(frame) = self.stack.last().copied() else {
+            return Err("a closing bracket with nothing open");
+        };
+        if frame.obj != (b == b'}') {
+            return Err(if frame.obj {
+                "expected `}` to close the object"
+            } else {
+                "expected `]` to close the array"
+            });
+        }
+        if let Some((at, offset)) = self.comma.take() {
+            if self.strict {
+                return Err(if frame.obj {
+                    "a trailing comma before `}`"
+                } else {
+                    "a trailing comma before `]`"
+                });
+            }
+            self.out.replace_range(at..at + 1, " ");
+            self.repairs.push((RepairKind::TrailingComma, offset));
+        }
+        self.out.push(b as char);
+        self.stack.pop();
+        match frame.role {
+            Role::Action(slot) => {
+                let idx = slot as usize;
+                if idx == 0 && self.decision.is_none() {
+                    self.decision = Some(false);
+                }
+                if let Some(s) = self.slots.get_mut(idx) {
+                    if s.name.is_none() {
+                        if let Some((k, n)) = s.resolve() {
+                            s.name = Some(n);
+                            s.name_key = Some(k);
+                            self.named.push(idx);
+                        }
+                    }
+                }
+            }
+            Role::Slots if self.slots.is_empty() && self.decision.is_none() => {
+                self.decision = Some(false);
+            }
+            _ => {}
+        }
+        self.value_done();
+        Ok(())
+    }
+
+    fn value_done(&mut self) {
+        if self.stack.is_empty() {
+            self.values += 1;
+            self.tok = Tok::Value { close: false };
+        } else {
+            self.tok = Tok::After;
+        }
+        if self.slot_depth == Some(self.stack.len()) {
+            self.slot_depth = None;
+            let end = self.out.len();
+            if let Some(s) = self.slots.last_mut() {
+                s.range = Some((s.start, end));
+            }
+        }
+    }
+
+    fn string_done(&mut self, cap: Capture) {
+        match cap {
+            Capture::None => self.value_done(),
+            Capture::Key => self.tok = Tok::Colon,
+            Capture::ActionKey => {
+                let class = match self.string_text() {
+                    Some(k) => self.classify(&k),
+                    None => KeyClass::Other,
+                };
+                self.first_key = false;
+                self.key = class;
+                self.tok = Tok::Colon;
+            }
+            Capture::NameValue(k) => {
+                if let (Some(v), Some(Frame { role: Role::Action(slot), .. })) =
+                    (self.string_text(), self.stack.last().copied())
+                {
+                    let idx = slot as usize;
+                    if let Some(s) = self.slots.get_mut(idx) {
+                        match k {
+                            NameKey::Discriminator(0) if s.name.is_none() => {
+                                s.name = Some(v.clone());
+                                s.name_key = Some(k);
+                                s.best = Some((k, v));
+                                self.named.push(idx);
+                            }
+                            NameKey::Discriminator(_) | NameKey::Type => {
+                                if s.best.as_ref().is_none_or(|(b, _)| k.rank() < b.rank()) {
+                                    s.best = Some((k, v));
+                                }
+                            }
+                            NameKey::Name => {
+                                s.name_val.get_or_insert(v);
+                            }
+                            NameKey::ToolName => {
+                                s.tool_val.get_or_insert(v);
+                            }
+                            NameKey::Function => {
+                                s.function_val.get_or_insert(v);
+                            }
+                        }
+                    }
+                }
+                self.value_done();
+            }
+        }
+    }
+
+    /// The text of the string just closed in `out`, unescaped.
+    fn string_text(&self) -> Option<String> {
+        let raw = self.out.get(self.str_start..)?;
+        let inner = raw.get(1..raw.len().checked_sub(1)?)?;
+        if inner.contains('\\') {
+            serde_json::from_str(raw).ok()
+        } else {
+            Some(inner.to_owned())
+        }
+    }
+
+    fn classify(&mut self, key: &str) -> KeyClass {
+        let Some(Frame { role: Role::Action(slot), .. }) = self.stack.last().copied() else {
+            return KeyClass::Other;
+        };
+        let idx = slot as usize;
+        let class = if let Some(r) = self.discriminators.iter().position(|d| d == key) {
+            if idx == 0 && self.decision.is_none() {
+                self.decision = Some(true);
+            }
+            KeyClass::Naming(NameKey::Discriminator(r))
+        } else {
+            match key {
+                "type" if self.naming == Naming::Action => KeyClass::Naming(NameKey::Type),
+                "name" => KeyClass::Naming(NameKey::Name),
+                "tool_name" => KeyClass::Naming(NameKey::ToolName),
+                "function" => KeyClass::Naming(NameKey::Function),
+                "arguments" | "input" => KeyClass::ArgsOrInput,
+                "parameters" => KeyClass::Args,
+                "actions"
+                    if self.first_key
+                        && self.naming == Naming::Action
+                        && self.stack.len() == 1 =>
+                {
+                    KeyClass::Actions
+                }
+                _ => KeyClass::Other,
+            }
+        };
+        if let Some(s) = self.slots.get_mut(idx) {
+            match class {
+                KeyClass::Args => s.has_args = true,
+                KeyClass::ArgsOrInput => {
+                    s.has_args = true;
+                    s.has_input_or_args = true;
+                }
+                _ => {}
+            }
+        }
+        class
+    }
+
+    fn comment_start(&mut self) -> Result<(), &'static str> {
+        if self.strict {
+            return Err("a comment, which JSON does not allow");
+        }
+        self.repairs.push((RepairKind::Comment, self.pos_hint()));
+        self.resume = self.tok;
+        self.tok = Tok::Slash;
+        Ok(())
+    }
+
+    /// The offset of the byte being stepped; kept exact by `feed`.
+    fn pos_hint(&self) -> usize {
+        self.pos + self.cursor
+    }
+}
+
+fn unreachable_plain() {}
+
+impl Slot {
+    /// The name by the contract's ranking from what has been read so far.
+    pub fn resolve(&self) -> Option<(NameKey, String)> {
+        if let Some(best) = &self.best {
+            return Some(best.clone());
+        }
+        if self.has_args {
+            if let Some(v) = &self.name_val {
+                return Some((NameKey::Name, v.clone()));
+            }
+        }
+        if self.has_input_or_args {
+            if let Some(v) = &self.tool_val {
+                return Some((NameKey::ToolName, v.clone()));
+            }
+            if let Some(v) = &self.function_val {
+                return Some((NameKey::Function, v.clone()));
+            }
+        }
+        None
+    }
+
+    /// The name if certain, else the best guess from what was read whole.
+    pub fn name_or_guess(&self) -> Option<String> {
+        self.name
+            .clone()
+            .or_else(|| self.resolve().map(|(_, n)| n))
+    }
+}
+
+/// How a control byte is written escaped.
+fn escape_name(b: u8) -> String {
+    match b {
+        b'\n' => "\\n".into(),
+        b'\r' => "\\r".into(),
+        b'\t' => "\\t".into(),
+        0x08 => "\\b".into(),
+        0x0c => "\\f".into(),
+        _ => format!("\\u{b:04x}"),
+    }
+}
+
+/// The character at `i` of `text`, for error messages.
+fn describe(text: &str, i: usize) -> String {
+    match text.get(i..).and_then(|t| t.chars().next()) {
+        Some(c) if c.is_control() => format!("{:?}", c),
+        Some(c) => format!("`{c}`"),
+        None => "the end of the text".into(),
+    }
+}

@@ -1,0 +1,6 @@
+//! Scanners: small state machines stepped over the text, each knowing one
+//! piece of syntax.
+
+pub(crate) mod fence;
+pub(crate) mod json;
+pub(crate) mod tag;

@@ -1,0 +1,139 @@
+//! From a closed block's values to named actions: arguments, wrappers,
+//! strings that hold JSON, XML child elements.
+//!
+//! The scanner decides which values are actions and what they are called
+//! (see `scan::json`); this module takes each such value, once its block has
+//! closed, and cuts out its arguments by the key that named it.
+
+use serde_json::{Map, Value};
+
+use crate::event::{ActionError, RepairKind};
+use crate::scan::json::NameKey;
+
+/// The arguments of an action object named by `key`.
+///
+/// Returns the arguments and the repair made, if any.
+pub(crate) fn arguments(
+    mut obj: Map<String, Value>,
+    key: NameKey,
+    discriminators: &[String],
+    strict: bool,
+) -> Result<(Value, Option<RepairKind>), ActionError> {
+    let under: &[&str] = match key {
+        NameKey::Discriminator(r) => {
+            if let Some(d) = discriminators.get(r) {
+                obj.shift_remove(d);
+            }
+            return Ok((Value::Object(obj), None));
+        }
+        NameKey::Type => {
+            obj.shift_remove("type");
+            return Ok((Value::Object(obj), None));
+        }
+        NameKey::Name => &["arguments", "parameters", "input"],
+        NameKey::ToolName | NameKey::Function => &["input", "arguments"],
+    };
+    let Some((field, args)) = under
+        .iter()
+        .find_map(|k| obj.shift_remove(*k).map(|v| (*k, v)))
+    else {
+        return Ok((Value::Object(Map::new()), None));
+    };
+    match args {
+        Value::String(s) => {
+            let trimmed = s.trim_start();
+            if !trimmed.starts_with('{') {
+                return Err(ActionError::at(
+                    field,
+                    "expected an object of arguments, found a string",
+                ));
+            }
+            if strict {
+                return Err(ActionError::at(
+                    field,
+                    "expected an object of arguments, found a string that holds JSON (strict mode decodes nothing)",
+                ));
+            }
+            match serde_json::from_str::<Value>(&s) {
+                Ok(v @ Value::Object(_)) => Ok((v, Some(RepairKind::ArgumentsAsString))),
+                Ok(_) | Err(_) => Err(ActionError::at(
+                    field,
+                    "expected an object of arguments, found a string that is not a JSON object",
+                )),
+            }
+        }
+        other => Ok((other, None)),
+    }
+}
+
+/// Reads XML child elements (`<query>text</query><limit>5</limit>`) into an
+/// object: each value trimmed, read as JSON where it parses, else kept as a
+/// string; a repeated element gives a list.
+///
+/// ```
+/// # use actionstream::xml_children;
+/// let v = xml_children("<query> rust </query>\n<limit>5</limit><tag>a</tag><tag>b</tag>").unwrap();
+/// assert_eq!(v, serde_json::json!({"query": "rust", "limit": 5, "tag": ["a", "b"]}));
+/// ```
+pub fn xml_children(content: &str) -> Result<Value, ActionError> {
+    let mut map = Map::new();
+    let mut repeated: Vec<String> = Vec::new();
+    let mut rest = content;
+    loop {
+        rest = rest.trim_start();
+        if rest.is_empty() {
+            return Ok(Value::Object(map));
+        }
+        let Some(after_lt) = rest.strip_prefix('<') else {
+            let found: String = rest.chars().take(20).collect();
+            return Err(ActionError::whole(format!(
+                "expected child elements such as <query>…</query>, found text `{found}`"
+            )));
+        };
+        let Some(gt) = after_lt.find('>') else {
+            return Err(ActionError::whole("an XML element whose `>` is missing"));
+        };
+        let head = &after_lt[..gt];
+        let self_closing = head.ends_with('/');
+        let name = head
+            .trim_end_matches('/')
+            .split(|c: char| c.is_whitespace())
+            .next()
+            .unwrap_or("");
+        if name.is_empty() || name.starts_with('/') {
+            return Err(ActionError::whole(format!(
+                "expected an XML element, found `<{head}>`"
+            )));
+        }
+        let body_start = &after_lt[gt + 1..];
+        let (value, next) = if self_closing {
+            (Value::String(String::new()), body_start)
+        } else {
+            let close = format!("</{name}>");
+            let Some(end) = body_start.find(&close) else {
+                return Err(ActionError::at(
+                    name,
+                    format!("expected the closing tag {close}, found the end of the content"),
+                ));
+            };
+            let text = body_start[..end].trim();
+            let value = serde_json::from_str::<Value>(text)
+                .unwrap_or_else(|_| Value::String(text.to_owned()));
+            (value, &body_start[end + close.len()..])
+        };
+        let is_repeat = repeated.iter().any(|r| r == name);
+        match map.get_mut(name) {
+            Some(Value::Array(list)) if is_repeat => list.push(value),
+            Some(existing) => {
+                let first = existing.take();
+                *existing = Value::Array(vec![first, value]);
+                repeated.push(name.to_owned());
+            }
+            None => {
+                map.insert(name.to_owned(), value);
+            }
+        }
+        rest = next;
+    }
+}
+

@@ -1,0 +1,143 @@
+//! Byte chunks to text, carrying a character cut between chunks.
+
+/// Decodes UTF-8 that arrives in chunks of any size. A character split
+/// across chunks is carried to the next chunk; bytes that are not UTF-8
+/// become U+FFFD (one per maximal invalid sequence, as
+/// [`String::from_utf8_lossy`] does) and are counted.
+#[derive(Debug, Clone, Default)]
+pub struct Utf8Decoder {
+    carry: [u8; 4],
+    carried: usize,
+    replaced: u64,
+}
+
+impl Utf8Decoder {
+    /// A decoder with nothing carried.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// How many invalid sequences were replaced by U+FFFD so far.
+    pub fn replaced(&self) -> u64 {
+        self.replaced
+    }
+
+    /// Decodes `bytes`, calling `emit` with each run of text.
+    ///
+    /// ```
+    /// let mut d = actionstream::Utf8Decoder::new();
+    /// let mut s = String::new();
+    /// d.decode("é".as_bytes()[..1].as_ref(), |t| s.push_str(t));
+    /// d.decode("é".as_bytes()[1..].as_ref(), |t| s.push_str(t));
+    /// d.finish(|t| s.push_str(t));
+    /// assert_eq!(s, "é");
+    /// ```
+    pub fn decode(&mut self, bytes: &[u8], mut emit: impl FnMut(&str)) {
+        self.decode_dyn(bytes, &mut emit);
+    }
+
+    fn decode_dyn(&mut self, mut bytes: &[u8], emit: &mut dyn FnMut(&str)) {
+        // Complete a carried character first.
+        while self.carried > 0 && !bytes.is_empty() {
+            self.carry[self.carried] = bytes[0];
+            self.carried += 1;
+            bytes = &bytes[1..];
+            match std::str::from_utf8(&self.carry[..self.carried]) {
+                Ok(s) => {
+                    emit(s);
+                    self.carried = 0;
+                }
+                Err(e) if e.error_len().is_none() && self.carried < 4 => {}
+                Err(e) => {
+                    // Invalid: replace the bad prefix, re-feed what follows it.
+                    let bad = e.valid_up_to() + e.error_len().unwrap_or(self.carried);
+                    let rest: Vec<u8> = self.carry[bad.min(self.carried)..self.carried].to_vec();
+                    self.replaced += 1;
+                    emit("\u{FFFD}");
+                    self.carried = 0;
+                    if !rest.is_empty() {
+                        self.decode_dyn(&rest, emit);
+                    }
+                }
+            }
+        }
+        loop {
+            match std::str::from_utf8(bytes) {
+                Ok(s) => {
+                    if !s.is_empty() {
+                        emit(s);
+                    }
+                    return;
+                }
+                Err(e) => {
+                    let (good, rest) = bytes.split_at(e.valid_up_to());
+                    if !good.is_empty() {
+                        // Safe split: `good` is valid by construction.
+                        emit(std::str::from_utf8(good).unwrap_or_default());
+                    }
+                    match e.error_len() {
+                        Some(n) => {
+                            self.replaced += 1;
+                            emit("\u{FFFD}");
+                            bytes = &rest[n..];
+                        }
+                        None => {
+                            self.carry[..rest.len()].copy_from_slice(rest);
+                            self.carried = rest.len();
+                            return;
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    /// Ends the input: a character still cut becomes U+FFFD.
+    pub fn finish(&mut self, mut emit: impl FnMut(&str)) {
+        if self.carried > 0 {
+            self.carried = 0;
+            self.replaced += 1;
+            emit("\u{FFFD}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decode_split(bytes: &[u8], at: usize) -> String {
+        let mut d = Utf8Decoder::new();
+        let mut s = String::new();
+        d.decode(&bytes[..at], |t| s.push_str(t));
+        d.decode(&bytes[at..], |t| s.push_str(t));
+        d.finish(|t| s.push_str(t));
+        s
+    }
+
+    #[test]
+    fn every_split_matches_lossy() {
+        let inputs: &[&[u8]] = &[
+            "héllo wörld 😀 ok".as_bytes(),
+            b"a\xffb\xc3",
+            b"\xe2\x82",
+            b"\xf0\x9f\x98x\xe2\x82\xac",
+            b"\xc3\x28\xa0\xa1",
+            b"\xed\xa0\x80z",
+        ];
+        for bytes in inputs {
+            let want = String::from_utf8_lossy(bytes);
+            for at in 0..=bytes.len() {
+                assert_eq!(decode_split(bytes, at), want, "{bytes:?} at {at}");
+            }
+            // One byte at a time.
+            let mut d = Utf8Decoder::new();
+            let mut s = String::new();
+            for b in bytes.iter() {
+                d.decode(std::slice::from_ref(b), |t| s.push_str(t));
+            }
+            d.finish(|t| s.push_str(t));
+            assert_eq!(s, want, "{bytes:?} bytewise");
+        }
+    }
+}
