@@ -38,6 +38,7 @@
 
 mod config;
 mod event;
+pub mod oracle;
 mod parser;
 mod scan;
 mod shape;

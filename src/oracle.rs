@@ -1,0 +1,184 @@
+//! The every-chunking oracle: the checks that the test suite, the property
+//! tests and the fuzz targets share.
+//!
+//! [`check`] parses one input whole, one byte at a time, at every two-way
+//! split (or a spread of them, for long inputs) and at random splits; it
+//! merges adjacent narrative and asserts that every run gives the same
+//! events, that narrative and block raws give back the input, and that every
+//! started id ends exactly once, ids counting from 0.
+//!
+//! ```
+//! let events = actionstream::oracle::check(
+//!     &actionstream::Config::default(),
+//!     "Hi.\n```json\n{\"action\": \"wave\"}\n```\n",
+//! );
+//! assert_eq!(events.len(), 4);
+//! ```
+
+use std::collections::BTreeSet;
+
+use crate::{Config, Event, Parser};
+
+/// Inputs longer than this are split at a spread of points, not all.
+const ALL_SPLITS_UP_TO: usize = 1500;
+
+/// Parses `chunks` in turn (as bytes) and returns the merged events.
+pub fn run_chunks<'a>(config: &Config, chunks: impl IntoIterator<Item = &'a [u8]>) -> Vec<Event> {
+    let mut parser = Parser::new(config.clone());
+    let mut events = Vec::new();
+    for chunk in chunks {
+        parser.push_bytes(chunk, &mut events);
+    }
+    parser.finish(&mut events);
+    merge(events)
+}
+
+/// Merges adjacent narrative events and drops empty ones.
+pub fn merge(events: Vec<Event>) -> Vec<Event> {
+    let mut out: Vec<Event> = Vec::with_capacity(events.len());
+    for e in events {
+        if let Event::Narrative(t) = &e {
+            if t.is_empty() {
+                continue;
+            }
+            if let Some(Event::Narrative(prev)) = out.last_mut() {
+                prev.push_str(t);
+                continue;
+            }
+        }
+        out.push(e);
+    }
+    out
+}
+
+/// A small deterministic generator (xorshift), for random splits.
+#[derive(Debug, Clone)]
+pub struct Rng(u64);
+
+impl Rng {
+    /// A generator from `seed`.
+    pub fn new(seed: u64) -> Self {
+        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
+    }
+
+    /// The next number in `1..=max`.
+    pub fn next_in(&mut self, max: usize) -> usize {
+        let mut x = self.0;
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        self.0 = x;
+        (x % max.max(1) as u64) as usize + 1
+    }
+}
+
+/// Cuts `bytes` into pieces of pseudo-random sizes `1..=max` drawn from `seed`.
+pub fn random_chunks(bytes: &[u8], seed: u64, max: usize) -> Vec<&[u8]> {
+    let mut rng = Rng::new(seed);
+    let mut out = Vec::new();
+    let mut at = 0;
+    while at < bytes.len() {
+        let n = rng.next_in(max).min(bytes.len() - at);
+        out.push(&bytes[at..at + n]);
+        at += n;
+    }
+    out
+}
+
+/// Checks the invariants on `input` at every chunking; returns the events.
+///
+/// # Panics
+///
+/// When an invariant fails, with the chunking that broke it.
+pub fn check(config: &Config, input: &str) -> Vec<Event> {
+    check_bytes(config, input.as_bytes())
+}
+
+/// [`check`] for bytes that may not be UTF-8 (losslessness is then checked
+/// against the lossy decoding).
+pub fn check_bytes(config: &Config, bytes: &[u8]) -> Vec<Event> {
+    let whole = run_chunks(config, [bytes]);
+    let text = String::from_utf8_lossy(bytes);
+    assert_lossless(&whole, &text);
+    assert_ids(&whole);
+
+    let bytewise = run_chunks(config, bytes.chunks(1));
+    assert_same(&whole, &bytewise, "one byte at a time");
+
+    let splits: Vec<usize> = if bytes.len() <= ALL_SPLITS_UP_TO {
+        (1..bytes.len()).collect()
+    } else {
+        let step = bytes.len() / 200 + 1;
+        (1..bytes.len()).step_by(step).collect()
+    };
+    for at in splits {
+        let (a, b) = bytes.split_at(at);
+        let got = run_chunks(config, [a, b]);
+        assert_same(&whole, &got, &format!("split at byte {at}"));
+    }
+    for seed in 0..8u64 {
+        let got = run_chunks(config, random_chunks(bytes, seed, 1 + (seed as usize * 9) % 64));
+        assert_same(&whole, &got, &format!("random chunks, seed {seed}"));
+    }
+    whole
+}
+
+fn assert_same(want: &[Event], got: &[Event], how: &str) {
+    if want != got {
+        let at = want.iter().zip(got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
+        panic!(
+            "events differ ({how}) at event {at}:\n whole: {:?}\n   got: {:?}",
+            want.get(at),
+            got.get(at)
+        );
+    }
+}
+
+/// Narrative and the raw text of each distinct block, in order, give back
+/// `text`.
+pub fn assert_lossless(events: &[Event], text: &str) {
+    let mut rebuilt = String::with_capacity(text.len());
+    let mut seen = BTreeSet::new();
+    for e in events {
+        match e {
+            Event::Narrative(t) => rebuilt.push_str(t),
+            Event::ActionComplete(a) => {
+                if let Some(span) = a.span {
+                    if seen.insert((span.start, span.end)) {
+                        assert_eq!(span.start, rebuilt.len(), "block span starts where text left off");
+                        rebuilt.push_str(&a.raw);
+                    }
+                }
+            }
+            Event::ActionInvalid(a) => {
+                if let Some(span) = a.span {
+                    if seen.insert((span.start, span.end)) {
+                        assert_eq!(span.start, rebuilt.len(), "block span starts where text left off");
+                        rebuilt.push_str(&a.raw);
+                    }
+                }
+            }
+            Event::ActionStarted { .. } => {}
+        }
+    }
+    assert!(rebuilt == text, "lossless reconstruction failed:\n want: {text:?}\n  got: {rebuilt:?}");
+}
+
+/// Every started id ends once; ids count from 0 in order of start.
+pub fn assert_ids(events: &[Event]) {
+    let mut next = 0u64;
+    let mut open = BTreeSet::new();
+    for e in events {
+        match e {
+            Event::ActionStarted { id, .. } => {
+                assert_eq!(id.0, next, "ids count from 0 in order of ActionStarted");
+                next += 1;
+                open.insert(id.0);
+            }
+            Event::ActionComplete(a) => assert!(open.remove(&a.id.0), "id {} ended without start, or twice", a.id),
+            Event::ActionInvalid(a) => assert!(open.remove(&a.id.0), "id {} ended without start, or twice", a.id),
+            Event::Narrative(_) => {}
+        }
+    }
+    assert!(open.is_empty(), "ids started and never ended: {open:?}");
+}

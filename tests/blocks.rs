@@ -1,0 +1,311 @@
+//! Fences, tags and where blocks end (contract sections 1 and 2), each case
+//! at every chunking.
+
+mod common;
+use common::*;
+
+#[test]
+fn json_action_block() {
+    let e = parse("I'll branch:\n\n```json\n{\n  \"action\": \"create_branch\",\n  \"branch_name\": \"feature/jwt-auth\",\n  \"from\": \"main\"\n}\n```\n\nThis allows parallel work.\n");
+    assert_eq!(
+        summary(&e),
+        [
+            "N:I'll branch:\n\n",
+            "S0:create_branch",
+            r#"C0:create_branch:{"branch_name":"feature/jwt-auth","from":"main"}"#,
+            "N:\nThis allows parallel work.\n",
+        ]
+    );
+}
+
+#[test]
+fn generic_block_without_action_is_narrative() {
+    let input = "Config:\n\n```json\n{\n  \"project\": {\"repo\": \"owner/repo\"}\n}\n```\n\nJust reference.\n";
+    assert_eq!(summary(&parse(input)), [format!("N:{input}")]);
+}
+
+#[test]
+fn backticks_inside_json_strings() {
+    let input = "Create:\n\n```json\n{\n  \"action\": \"create_issues\",\n  \"issues\": [{\"title\": \"JWT\", \"body\": \"## Example\\n```typescript\\nconst t = 1;\\n```\", \"labels\": [\"backend\"]}]\n}\n```\n";
+    let e = parse(input);
+    assert_eq!(completed(&e).len(), 1);
+    assert!(completed(&e)[0].contains(r#"```typescript\nconst t = 1;\n```"#));
+}
+
+#[test]
+fn literal_newline_and_fence_line_inside_string() {
+    let input = "```json\n{\"action\": \"note\", \"body\": \"before\n```\nafter\"}\n```\ntail\n";
+    let e = parse(input);
+    assert_eq!(summary(&e)[..2], ["S0:note".to_string(), r#"C0:note:{"body":"before\n```\nafter"}"#.to_string()]);
+    assert_eq!(summary(&e)[2], "N:tail\n");
+}
+
+#[test]
+fn broken_block_ends_at_first_closer() {
+    // The string never closes: the block ends at its first closer and the
+    // next block is read as usual.
+    let input = "```json\n{\"action\": \"a\", \"x\": \"open\n```\nmiddle\n```json\n{\"action\": \"b\"}\n```\n";
+    let e = parse(input);
+    let s = summary(&e);
+    assert_eq!(s[0], "S0:a");
+    assert!(s[1].starts_with("I0:a:"), "{s:?}");
+    assert_eq!(s[2], "N:middle\n");
+    assert_eq!(s[3], "S1:b");
+    assert_eq!(s[4], "C1:b:{}");
+}
+
+#[test]
+fn syntax_error_ends_at_first_closer() {
+    let input = "```json\n{\"action\": \"update_plan\", \"plan\": x}\n```\nafter\n";
+    let e = parse(input);
+    let s = summary(&e);
+    assert_eq!(s[0], "S0:update_plan");
+    assert!(s[1].contains("expected a JSON value, found `x`"), "{s:?}");
+    assert_eq!(s[2], "N:after\n");
+}
+
+#[test]
+fn multiple_blocks_and_arrays() {
+    let input = "Plan:\n```json\n[\n {\"action\": \"create_branch\", \"branch_name\": \"f\"},\n {\"action\": \"update_plan\", \"plan\": \"P1\"}\n]\n```\nthen\n```json\n{\"action\": \"x\"}\n```";
+    let e = parse(input);
+    assert_eq!(
+        completed(&e),
+        [r#"create_branch:{"branch_name":"f"}"#, r#"update_plan:{"plan":"P1"}"#, "x:{}"]
+    );
+}
+
+#[test]
+fn actions_fence_wrapper_with_types() {
+    let input = "Reply.\n\n```actions\n{\n  \"actions\": [\n    {\"type\": \"create_task\", \"content\": \"Review\", \"status\": \"pending\"},\n    {\"type\": \"create_memory\", \"content\": \"dark mode\"}\n  ]\n}\n```\n\nMore text.\n";
+    let e = parse(input);
+    assert_eq!(
+        completed(&e),
+        [
+            r#"create_task:{"content":"Review","status":"pending"}"#,
+            r#"create_memory:{"content":"dark mode"}"#
+        ]
+    );
+}
+
+#[test]
+fn all_actions_blocks_are_read_not_only_the_first() {
+    let input = "```actions\n{\"actions\": [{\"type\": \"create_task\", \"content\": \"task 1\"}]}\n```\n\n```actions\n{\"actions\": [{\"type\": \"create_task\", \"content\": \"task 2\"}]}\n```\n";
+    assert_eq!(completed(&parse(input)).len(), 2);
+}
+
+#[test]
+fn unclosed_action_block_with_complete_json_completes() {
+    let input = "```actions\n{\"actions\": [{\"type\": \"create_task\", \"content\": \"test\"}]}\n";
+    let e = parse(input);
+    assert_eq!(completed(&e), [r#"create_task:{"content":"test"}"#]);
+    match e.last() {
+        Some(actionstream::Event::ActionComplete(a)) => {
+            assert_eq!(a.repairs.last().map(|r| r.kind.name()), Some("missing closer"))
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn unclosed_cut_off_block_is_invalid() {
+    let e = parse("text\n```json\n{\"action\": \"create_task\", \"content\": \"te");
+    let s = summary(&e);
+    assert_eq!(s[0], "N:text\n");
+    assert_eq!(s[1], "S0:create_task");
+    assert!(s[2].starts_with("I0:create_task:the response ended"), "{s:?}");
+}
+
+#[test]
+fn wrong_block_name_action_is_an_action_tag() {
+    // `action` is an action tag too: the seed's "wrong block name" is read.
+    let e = parse("```action\n{\"actions\": [{\"type\": \"create_task\", \"content\": \"x\"}]}\n```\n");
+    assert_eq!(completed(&e), [r#"create_task:{"content":"x"}"#]);
+}
+
+#[test]
+fn custom_fence_tag() {
+    let config = actionstream::Config::default().fence_tag("facilitator-action");
+    let input = "I've made a decision:\n\n```facilitator-action\n{\n  \"type\": \"decision\",\n  \"content\": \"Use TypeScript\",\n  \"participants\": [\"Alice\", \"Bob\"]\n}\n```\n";
+    let e = parse_with(&config, input);
+    assert_eq!(
+        completed(&e),
+        [r#"decision:{"content":"Use TypeScript","participants":["Alice","Bob"]}"#]
+    );
+}
+
+#[test]
+fn nested_fences_are_content() {
+    let input = "````markdown\n```json\n{\"action\": \"no\"}\n```\n<action_call name=\"x\">{}</action_call>\n````\nafter\n```python\n<tool_call>{\"name\":\"a\",\"arguments\":{}}</tool_call>\n```\n";
+    assert_eq!(summary(&parse(input)), [format!("N:{input}")]);
+}
+
+#[test]
+fn xml_block_holds_tags_as_content() {
+    let input = "```xml\n<action_call name=\"search\">{\"q\": 1}</action_call>\n```\n";
+    assert_eq!(summary(&parse(input)), [format!("N:{input}")]);
+}
+
+#[test]
+fn unclosed_narrative_fence_runs_to_end() {
+    let input = "```python\nprint(1)\n<action_call name=\"x\">{}</action_call>\n";
+    assert_eq!(summary(&parse(input)), [format!("N:{input}")]);
+}
+
+#[test]
+fn tilde_fences_and_longer_closers() {
+    let input = "~~~~json\n{\"action\": \"a\"}\n~~~~~\nafter\n";
+    let e = parse(input);
+    assert_eq!(completed(&e), ["a:{}"]);
+    assert_eq!(summary(&e).last().map(String::as_str), Some("N:after\n"));
+    // A shorter run inside is content: here it breaks the JSON.
+    let e = parse("~~~~json\n{\"action\": \"a\"}\n~~~\n~~~~\n");
+    assert_eq!(invalid(&e).len(), 1);
+}
+
+#[test]
+fn fence_in_numbered_list_item() {
+    let input = "Steps:\n\n10. Create the branch:\n    ```json\n    {\"action\": \"create_branch\"}\n    ```\n11. Done.\n";
+    let e = parse(input);
+    assert_eq!(completed(&e), ["create_branch:{}"]);
+}
+
+#[test]
+fn indented_code_is_not_a_fence() {
+    let input = "Text\n\n    ```json\n    {\"action\": \"x\"}\n    ```\n";
+    assert_eq!(summary(&parse(input)), [format!("N:{input}")]);
+}
+
+#[test]
+fn crlf_line_endings() {
+    let input = "Hi\r\n```json\r\n{\"action\": \"a\", \"b\": 1}\r\n```\r\nafter\r\n";
+    let e = parse(input);
+    assert_eq!(completed(&e), [r#"a:{"b":1}"#]);
+}
+
+#[test]
+fn tag_with_name_attribute() {
+    let input = "Searching <action_call name=\"search\" id='7'>{\"query\": \"AI news\", \"limit\": 10}</action_call> now.";
+    let e = parse(input);
+    assert_eq!(summary(&e)[1], "S0:search");
+    assert_eq!(completed(&e), [r#"search:{"query":"AI news","limit":10}"#]);
+    match &e[2] {
+        actionstream::Event::ActionComplete(a) => {
+            assert_eq!(a.attributes, [("id".to_string(), "7".to_string())])
+        }
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn tag_with_openai_style_content() {
+    let e = parse("<action_call>\n{\"name\":\"solana.token.analyzeToken\",\"arguments\":{\"mint\":\"abc\"}}\n</action_call>");
+    assert_eq!(completed(&e), [r#"solana.token.analyzeToken:{"mint":"abc"}"#]);
+}
+
+#[test]
+fn tag_with_anthropic_style_content() {
+    let e = parse("<action_call>{\"tool_name\": \"search\", \"input\": {\"q\": \"x\"}}</action_call>");
+    assert_eq!(completed(&e), [r#"search:{"q":"x"}"#]);
+    let e = parse("<action_call>{\"function\": \"search\", \"arguments\": {\"q\": \"x\"}}</action_call>");
+    assert_eq!(completed(&e), [r#"search:{"q":"x"}"#]);
+}
+
+#[test]
+fn hermes_tool_call() {
+    let e = parse("Let me check.\n<tool_call>\n{\"name\": \"get_weather\", \"arguments\": {\"city\": \"Paris\"}}\n</tool_call>");
+    assert_eq!(completed(&e), [r#"get_weather:{"city":"Paris"}"#]);
+}
+
+#[test]
+fn arguments_given_as_a_string() {
+    let e = parse("<tool_call>{\"name\": \"f\", \"arguments\": \"{\\\"a\\\": 1}\"}</tool_call>");
+    assert_eq!(completed(&e), [r#"f:{"a":1}"#]);
+}
+
+#[test]
+fn xml_children_as_arguments() {
+    let e = parse("<action_call name=\"search\">\n  <query> AI news </query>\n  <limit>10</limit>\n</action_call>");
+    assert_eq!(completed(&e), [r#"search:{"query":"AI news","limit":10}"#]);
+    let e = parse("<tool_call><name>search</name><arguments>{\"q\": 1}</arguments></tool_call>");
+    assert_eq!(completed(&e), [r#"search:{"q":1}"#]);
+}
+
+#[test]
+fn closing_tag_inside_json_string() {
+    let e = parse("<action_call name=\"say\">{\"text\": \"</action_call> is the closer\"}</action_call>!");
+    assert_eq!(completed(&e), [r#"say:{"text":"</action_call> is the closer"}"#]);
+    assert_eq!(summary(&e).last().map(String::as_str), Some("N:!"));
+}
+
+#[test]
+fn tags_in_prose_and_inline_code_are_narrative() {
+    for input in [
+        "Use the <action_call> tag to call.",
+        "Write `<action_call name=\"x\">{}</action_call>` to call.",
+        "Write ``a ` <action_call>{}</action_call>`` ok",
+        "<action_call>   ",
+        "<action_call name=x>{}</action_call>",
+        "<action_callx>{}</action_callx>",
+    ] {
+        assert_eq!(summary(&parse(input)), [format!("N:{input}")], "{input}");
+    }
+}
+
+#[test]
+fn tag_after_closed_inline_code_is_a_call() {
+    let e = parse("See `code` then <action_call name=\"x\">{}</action_call>");
+    assert_eq!(completed(&e), ["x:{}"]);
+}
+
+#[test]
+fn empty_tag_call() {
+    let e = parse("<action_call name=\"ping\"></action_call>");
+    assert_eq!(completed(&e), ["ping:{}"]);
+}
+
+#[test]
+fn empty_action_block_is_one_invalid_action() {
+    let e = parse("```action\n```\n");
+    assert_eq!(invalid(&e).len(), 1);
+    assert!(invalid(&e)[0].starts_with("-:the block holds no action object"));
+}
+
+#[test]
+fn non_object_values_are_invalid_actions() {
+    let e = parse("```actions\n[{\"type\": \"a\"}, 42]\n```\n");
+    assert_eq!(completed(&e), ["a:{}"]);
+    assert_eq!(invalid(&e), ["-:expected an action object, found an integer"]);
+}
+
+#[test]
+fn json_lines_block() {
+    let e = parse("```actions\n{\"type\": \"a\"}\n{\"type\": \"b\", \"n\": 1}\n```\n");
+    assert_eq!(completed(&e), ["a:{}", r#"b:{"n":1}"#]);
+}
+
+#[test]
+fn generic_block_decided_then_unnamed_object_invalid() {
+    let e = parse("```json\n[{\"action\": \"a\"}, {\"other\": 1}]\n```\n");
+    assert_eq!(completed(&e), ["a:{}"]);
+    assert_eq!(invalid(&e).len(), 1);
+}
+
+#[test]
+fn discriminator_outranks_type_and_name() {
+    let e = parse("```actions\n{\"type\": \"t\", \"action\": \"a\"}\n```\n");
+    assert_eq!(completed(&e), [r#"a:{"type":"t"}"#]);
+}
+
+#[test]
+fn extra_discriminator() {
+    let config = actionstream::Config::default().discriminator("kind");
+    let e = parse_with(&config, "```json\n{\"kind\": \"k\", \"v\": 1}\n```\n");
+    assert_eq!(completed(&e), [r#"k:{"v":1}"#]);
+}
+
+#[test]
+fn invalid_utf8_becomes_replacement() {
+    let bytes = b"Hi \xff there\n```json\n{\"action\": \"a\", \"s\": \"\xc3\"}\n```\n";
+    let e = actionstream::oracle::check_bytes(&actionstream::Config::default(), bytes);
+    assert_eq!(completed(&e), ["a:{\"s\":\"\u{FFFD}\"}"]);
+}

@@ -1,0 +1,62 @@
+//! Shared test helpers: every input goes through the every-chunking oracle.
+#![allow(dead_code)]
+
+use actionstream::{oracle, Config, Event};
+
+/// Parses `input` at every chunking (see `actionstream::oracle`) and
+/// returns the merged events.
+pub fn parse(input: &str) -> Vec<Event> {
+    oracle::check(&Config::default(), input)
+}
+
+/// [`parse`] with a configuration.
+pub fn parse_with(config: &Config, input: &str) -> Vec<Event> {
+    oracle::check(config, input)
+}
+
+/// One line per event, short, for assertions:
+/// `N:text`, `S0:name`, `C0:name:{args}`, `I0:name:first error`.
+pub fn summary(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .map(|e| match e {
+            Event::Narrative(t) => format!("N:{t}"),
+            Event::ActionStarted { id, name, .. } => {
+                format!("S{id}:{}", name.as_deref().unwrap_or("-"))
+            }
+            Event::ActionComplete(a) => format!("C{}:{}:{}", a.id, a.name, a.arguments),
+            Event::ActionInvalid(a) => format!(
+                "I{}:{}:{}",
+                a.id,
+                a.name.as_deref().unwrap_or("-"),
+                a.errors.first().map(|e| e.to_string()).unwrap_or_default()
+            ),
+        })
+        .collect()
+}
+
+/// The complete actions as `name:{args}`.
+pub fn completed(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ActionComplete(a) => Some(format!("{}:{}", a.name, a.arguments)),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The invalid actions as `name:errors joined by "; "`.
+pub fn invalid(events: &[Event]) -> Vec<String> {
+    events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ActionInvalid(a) => Some(format!(
+                "{}:{}",
+                a.name.as_deref().unwrap_or("-"),
+                a.errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+            )),
+            _ => None,
+        })
+        .collect()
+}
