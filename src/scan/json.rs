@@ -516,6 +516,9 @@ impl JsonScanner {
     }
 
     fn value_start(&mut self, b: u8) -> Result<(), &'static str> {
+        if !matches!(b, b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') {
+            return Err("expected a JSON value");
+        }
         self.comma = None;
         let depth = self.stack.len();
         let top = self.stack.last().copied();
