@@ -37,15 +37,21 @@
 #![warn(rust_2018_idioms)]
 
 mod config;
+mod config_file;
 mod event;
 pub mod oracle;
 mod parser;
 mod scan;
+pub mod sse;
 mod shape;
 mod utf8;
 mod validate;
 
+#[cfg(feature = "schema")]
+pub mod schema;
+
 pub use config::Config;
+pub use config_file::{ActionsSection, ConfigError, ConfigFile, ExecSpec};
 pub use event::{
     Action, ActionError, ActionId, Event, InvalidAction, Repair, RepairKind, Span, Syntax,
 };

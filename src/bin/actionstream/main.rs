@@ -1,0 +1,44 @@
+//! The `actionstream` command: a thin shell over the library.
+
+use std::process::ExitCode;
+
+use clap::{Parser as _, Subcommand};
+
+mod artifacts;
+mod output;
+mod parse;
+mod run;
+
+/// Read an LLM's response while it streams and pull out the actions in it.
+#[derive(clap::Parser, Debug)]
+#[command(name = "actionstream", version, about)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Parse a response (a file or standard input) into JSON lines of events.
+    Parse(parse::ParseArgs),
+    /// Parse and dispatch each action to its handler as it completes.
+    Run(run::RunArgs),
+    /// Write the code blocks that name a file path.
+    Artifacts(artifacts::ArtifactsArgs),
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        Command::Parse(args) => parse::main(args),
+        Command::Run(args) => run::main(args),
+        Command::Artifacts(args) => artifacts::main(args),
+    };
+    match result {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(message) => {
+            eprintln!("actionstream: {message}");
+            ExitCode::from(2)
+        }
+    }
+}

@@ -1,0 +1,160 @@
+//! JSON lines and the human view.
+
+use std::io::Write;
+
+use actionstream::Event;
+use serde_json::{json, Value};
+
+/// How events are written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Style {
+    /// One JSON object per line.
+    Json,
+    /// For people: narrative as text, actions as short coloured lines.
+    Pretty,
+    /// Only the counts, at the end.
+    Summary,
+}
+
+/// Counts for `--summary`.
+#[derive(Debug, Default, Clone, Copy)]
+pub struct Counts {
+    pub narrative_bytes: usize,
+    pub actions: usize,
+    pub invalid: usize,
+}
+
+/// The JSON line of an event.
+pub fn event_json(e: &Event) -> Value {
+    match e {
+        Event::Narrative(text) => json!({"event": "narrative", "text": text}),
+        Event::ActionStarted { id, name, syntax, tag } => json!({
+            "event": "action_started", "id": id, "name": name, "syntax": syntax.as_str(), "tag": tag,
+        }),
+        Event::ActionComplete(a) => {
+            let mut repairs: Vec<&str> = Vec::new();
+            for r in &a.repairs {
+                if !repairs.contains(&r.kind.name()) {
+                    repairs.push(r.kind.name());
+                }
+            }
+            let mut v = json!({
+                "event": "action_complete", "id": a.id, "name": a.name, "arguments": a.arguments,
+                "raw": &*a.raw, "span": a.span, "repairs": repairs,
+            });
+            if !a.attributes.is_empty() {
+                let attrs: serde_json::Map<String, Value> = a
+                    .attributes
+                    .iter()
+                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
+                    .collect();
+                v["attributes"] = Value::Object(attrs);
+            }
+            v
+        }
+        Event::ActionInvalid(a) => json!({
+            "event": "action_invalid", "id": a.id, "name": a.name,
+            "errors": a.errors.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
+            "raw": &*a.raw, "span": a.span,
+        }),
+    }
+}
+
+/// Writes events in a style, keeping counts.
+pub struct Writer<W: Write> {
+    out: W,
+    style: Style,
+    pub counts: Counts,
+}
+
+impl<W: Write> Writer<W> {
+    pub fn new(out: W, style: Style) -> Self {
+        Writer { out, style, counts: Counts::default() }
+    }
+
+    /// Writes `events` and flushes.
+    pub fn events(&mut self, events: &[Event]) -> std::io::Result<()> {
+        for e in events {
+            match e {
+                Event::Narrative(t) => self.counts.narrative_bytes += t.len(),
+                Event::ActionComplete(_) => self.counts.actions += 1,
+                Event::ActionInvalid(_) => self.counts.invalid += 1,
+                Event::ActionStarted { .. } => {}
+            }
+            match self.style {
+                Style::Json => writeln!(self.out, "{}", event_json(e))?,
+                Style::Pretty => self.pretty(e)?,
+                Style::Summary => {}
+            }
+        }
+        self.out.flush()
+    }
+
+    /// Writes any other JSON line (errors, results).
+    pub fn line(&mut self, v: &Value) -> std::io::Result<()> {
+        match self.style {
+            Style::Json => writeln!(self.out, "{v}")?,
+            Style::Pretty => writeln!(self.out, "\x1b[2m{v}\x1b[0m")?,
+            Style::Summary => {}
+        }
+        self.out.flush()
+    }
+
+    /// Writes a stream-level error line.
+    pub fn error(&mut self, message: &str) -> std::io::Result<()> {
+        match self.style {
+            Style::Pretty => {
+                writeln!(self.out, "\x1b[31m! {message}\x1b[0m")?;
+                self.out.flush()
+            }
+            _ => self.line(&json!({"event": "error", "message": message})),
+        }
+    }
+
+    /// Ends the output: the summary line, if asked for.
+    pub fn finish(&mut self) -> std::io::Result<()> {
+        if self.style == Style::Summary {
+            let c = self.counts;
+            writeln!(
+                self.out,
+                "{}",
+                json!({"narrative_bytes": c.narrative_bytes, "actions": c.actions, "invalid": c.invalid})
+            )?;
+        }
+        self.out.flush()
+    }
+
+    fn pretty(&mut self, e: &Event) -> std::io::Result<()> {
+        match e {
+            Event::Narrative(t) => write!(self.out, "{t}"),
+            Event::ActionStarted { id, name, syntax, tag } => writeln!(
+                self.out,
+                "\x1b[36m▶ #{id} {} \x1b[2m({} {tag})\x1b[0m",
+                name.as_deref().unwrap_or("(unnamed)"),
+                syntax.as_str()
+            ),
+            Event::ActionComplete(a) => {
+                let mut args = a.arguments.to_string();
+                if args.len() > 120 {
+                    let mut cut = 117;
+                    while !args.is_char_boundary(cut) {
+                        cut -= 1;
+                    }
+                    args.truncate(cut);
+                    args.push_str("...");
+                }
+                writeln!(self.out, "\x1b[32m✔ #{} {} {args}\x1b[0m", a.id, a.name)
+            }
+            Event::ActionInvalid(a) => {
+                let errors: Vec<String> = a.errors.iter().map(|e| e.to_string()).collect();
+                writeln!(
+                    self.out,
+                    "\x1b[31m✘ #{} {}: {}\x1b[0m",
+                    a.id,
+                    a.name.as_deref().unwrap_or("(unnamed)"),
+                    errors.join("; ")
+                )
+            }
+        }
+    }
+}

@@ -1,0 +1,294 @@
+//! `actionstream parse`: events as JSON lines, flushed as they are known.
+
+use std::io::{self, Read, Write};
+use std::path::{Path, PathBuf};
+
+use actionstream::oracle::Rng;
+use actionstream::sse::{SseItem, SseParser};
+use actionstream::{Config, ConfigFile, Parser};
+
+use crate::output::{Style, Writer};
+
+/// What the input is.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputKind {
+    /// The response text itself.
+    Text,
+    /// A server-sent-event stream (OpenAI chat completions or Anthropic Messages).
+    Sse,
+}
+
+/// Options shared by `parse` and `run`.
+#[derive(clap::Args, Debug, Clone)]
+pub struct ParseOptions {
+    /// Push the input N bytes at a time (a chunk may end inside a character).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u64).range(1..))]
+    pub chunk_size: Option<u64>,
+    /// Push chunks of pseudo-random sizes 1..=64 drawn from SEED.
+    #[arg(long, value_name = "SEED", conflicts_with = "chunk_size")]
+    pub random_chunks: Option<u64>,
+    /// An extra action fence tag (repeatable).
+    #[arg(long = "fence-tag", value_name = "TAG")]
+    pub fence_tags: Vec<String>,
+    /// An extra call tag name (repeatable).
+    #[arg(long = "xml-tag", value_name = "NAME")]
+    pub xml_tags: Vec<String>,
+    /// An extra discriminator key (repeatable).
+    #[arg(long = "discriminator", value_name = "KEY")]
+    pub discriminators: Vec<String>,
+    /// Validate against the schemas in FILE: a JSON object of action names to JSON Schemas.
+    #[arg(long, value_name = "FILE")]
+    pub schema: Option<PathBuf>,
+    /// No JSON repairs; a block missing its closer is invalid.
+    #[arg(long)]
+    pub strict: bool,
+    /// The block size limit in bytes.
+    #[arg(long, value_name = "N")]
+    pub max_block_bytes: Option<usize>,
+    /// `sse`: the input is a server-sent-event stream.
+    #[arg(long, value_enum, default_value = "text")]
+    pub input: InputKind,
+}
+
+#[derive(clap::Args, Debug)]
+pub struct ParseArgs {
+    /// The response (standard input when absent or `-`).
+    pub file: Option<PathBuf>,
+    #[command(flatten)]
+    pub options: ParseOptions,
+    /// A configuration file (tags, discriminators, schemas, limits, handlers).
+    #[arg(long, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// For people: narrative as plain text, actions as short coloured lines.
+    #[arg(long, conflicts_with = "summary")]
+    pub pretty: bool,
+    /// Print only one line at the end with the counts.
+    #[arg(long)]
+    pub summary: bool,
+}
+
+/// Builds the parser configuration from the options and the config file.
+pub fn build_config(options: &ParseOptions, file: Option<&ConfigFile>) -> Result<Config, String> {
+    let mut config = Config::default();
+    if let Some(file) = file {
+        config = file.apply(config).map_err(|e| e.to_string())?;
+    }
+    for t in &options.fence_tags {
+        config = config.fence_tag(t.clone());
+    }
+    for t in &options.xml_tags {
+        config = config.xml_tag(t.clone());
+    }
+    for d in &options.discriminators {
+        config = config.discriminator(d.clone());
+    }
+    if options.strict {
+        config = config.strict(true);
+    }
+    if let Some(n) = options.max_block_bytes {
+        config = config.max_block_bytes(n);
+    }
+    if let Some(path) = &options.schema {
+        let schemas = ConfigFile::load_schemas(path).map_err(|e| e.to_string())?;
+        let file = ConfigFile {
+            schemas,
+            ..ConfigFile::default()
+        };
+        config = file.apply(config).map_err(|e| e.to_string())?;
+    }
+    Ok(config)
+}
+
+/// Opens FILE, or standard input for `None` and `-`.
+pub fn open_input(file: Option<&Path>) -> Result<Box<dyn Read + Send>, String> {
+    match file {
+        None => Ok(Box::new(io::stdin())),
+        Some(p) if p == Path::new("-") => Ok(Box::new(io::stdin())),
+        Some(p) => std::fs::File::open(p)
+            .map(|f| Box::new(f) as Box<dyn Read + Send>)
+            .map_err(|e| format!("cannot read {}: {e}", p.display())),
+    }
+}
+
+/// Cuts what is read into the pushes the options ask for, carrying the rest.
+pub struct Chunker {
+    size: Option<usize>,
+    rng: Option<Rng>,
+    next: usize,
+    carry: Vec<u8>,
+}
+
+impl Chunker {
+    pub fn new(options: &ParseOptions) -> Self {
+        let mut c = Chunker {
+            size: options.chunk_size.map(|n| n as usize),
+            rng: options.random_chunks.map(Rng::new),
+            next: 0,
+            carry: Vec::new(),
+        };
+        c.draw();
+        c
+    }
+
+    fn draw(&mut self) {
+        self.next = match (&mut self.rng, self.size) {
+            (Some(rng), _) => rng.next_in(64),
+            (None, Some(n)) => n,
+            (None, None) => usize::MAX,
+        };
+    }
+
+    /// Calls `push` with each whole chunk now available.
+    pub fn feed(&mut self, data: &[u8], mut push: impl FnMut(&[u8])) {
+        if self.next == usize::MAX {
+            push(data);
+            return;
+        }
+        self.carry.extend_from_slice(data);
+        let mut at = 0;
+        while self.carry.len() - at >= self.next {
+            push(&self.carry[at..at + self.next]);
+            at += self.next;
+            self.draw();
+        }
+        self.carry.drain(..at);
+    }
+
+    /// Pushes what is left.
+    pub fn finish(&mut self, mut push: impl FnMut(&[u8])) {
+        if !self.carry.is_empty() {
+            push(&self.carry);
+            self.carry.clear();
+        }
+    }
+}
+
+/// Either parser, behind one push interface.
+pub enum AnyParser {
+    Text(Box<Parser>),
+    Sse(Box<SseParser>),
+}
+
+/// What a push produced.
+pub enum Item {
+    Event(actionstream::Event),
+    Error(String),
+}
+
+impl AnyParser {
+    pub fn new(kind: InputKind, config: Config) -> Self {
+        match kind {
+            InputKind::Text => AnyParser::Text(Box::new(Parser::new(config))),
+            InputKind::Sse => AnyParser::Sse(Box::new(SseParser::new(config))),
+        }
+    }
+
+    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<Item>) {
+        match self {
+            AnyParser::Text(p) => {
+                let mut events = Vec::new();
+                p.push_bytes(bytes, &mut events);
+                out.extend(events.into_iter().map(Item::Event));
+            }
+            AnyParser::Sse(p) => {
+                let mut items = Vec::new();
+                p.push(bytes, &mut items);
+                out.extend(items.into_iter().map(from_sse));
+            }
+        }
+    }
+
+    pub fn finish(&mut self, out: &mut Vec<Item>) {
+        match self {
+            AnyParser::Text(p) => {
+                let mut events = Vec::new();
+                p.finish(&mut events);
+                out.extend(events.into_iter().map(Item::Event));
+                if p.replaced() > 0 {
+                    out.push(Item::Error(format!(
+                        "the input held {} invalid UTF-8 sequence(s), read as U+FFFD",
+                        p.replaced()
+                    )));
+                }
+            }
+            AnyParser::Sse(p) => {
+                let mut items = Vec::new();
+                p.finish(&mut items);
+                out.extend(items.into_iter().map(from_sse));
+            }
+        }
+    }
+}
+
+fn from_sse(item: SseItem) -> Item {
+    match item {
+        SseItem::Event(e) => Item::Event(e),
+        SseItem::Error(m) => Item::Error(m),
+    }
+}
+
+/// Reads `input` as it arrives and hands each batch of items to `sink`.
+pub fn drive(
+    mut input: Box<dyn Read + Send>,
+    options: &ParseOptions,
+    mut parser: AnyParser,
+    mut sink: impl FnMut(Vec<Item>) -> io::Result<()>,
+) -> Result<(), String> {
+    let mut chunker = Chunker::new(options);
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("cannot read the input: {e}")),
+        };
+        let mut items = Vec::new();
+        chunker.feed(&buf[..n], |chunk| parser.push(chunk, &mut items));
+        sink(items).map_err(write_error)?;
+    }
+    let mut items = Vec::new();
+    chunker.finish(|chunk| parser.push(chunk, &mut items));
+    parser.finish(&mut items);
+    sink(items).map_err(write_error)
+}
+
+fn write_error(e: io::Error) -> String {
+    format!("cannot write the output: {e}")
+}
+
+pub fn main(args: ParseArgs) -> Result<(), String> {
+    let file = match &args.config {
+        Some(p) => Some(ConfigFile::load(p).map_err(|e| e.to_string())?),
+        None => None,
+    };
+    let config = build_config(&args.options, file.as_ref())?;
+    let input = open_input(args.file.as_deref())?;
+    let style = if args.summary {
+        Style::Summary
+    } else if args.pretty {
+        Style::Pretty
+    } else {
+        Style::Json
+    };
+    let stdout = io::stdout();
+    let mut writer = Writer::new(stdout.lock(), style);
+    let parser = AnyParser::new(args.options.input, config);
+    let result = drive(input, &args.options, parser, |items| {
+        for item in items {
+            match item {
+                Item::Event(e) => writer.events(std::slice::from_ref(&e))?,
+                Item::Error(m) => writer.error(&m)?,
+            }
+        }
+        Ok(())
+    });
+    match result {
+        // A closed pipe downstream is not our failure.
+        Err(m) if m.contains("Broken pipe") => return Ok(()),
+        other => other?,
+    }
+    writer.finish().map_err(write_error)?;
+    let _ = io::stdout().flush();
+    Ok(())
+}
