@@ -69,6 +69,7 @@ impl Machine {
             };
             match next {
                 Next::Keep(BlockFlow::Go) => {}
+                Next::Keep(BlockFlow::Wait) => break,
                 other => return other,
             }
         }
