@@ -48,6 +48,10 @@ pub struct ParseOptions {
     /// `sse`: the input is a server-sent-event stream.
     #[arg(long, value_enum, default_value = "text")]
     pub input: InputKind,
+    /// Wait MS milliseconds after each push: replays a recorded response at
+    /// a model's pace.
+    #[arg(long, value_name = "MS")]
+    pub pace_ms: Option<u64>,
 }
 
 #[derive(clap::Args, Debug)]
@@ -243,9 +247,24 @@ pub fn drive(
             Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
             Err(e) => return Err(format!("cannot read the input: {e}")),
         };
-        let mut items = Vec::new();
-        chunker.feed(&buf[..n], |chunk| parser.push(chunk, &mut items));
-        sink(items).map_err(write_error)?;
+        match options.pace_ms {
+            None => {
+                let mut items = Vec::new();
+                chunker.feed(&buf[..n], |chunk| parser.push(chunk, &mut items));
+                sink(items).map_err(write_error)?;
+            }
+            Some(ms) => {
+                // One push at a time, each written out before the pause.
+                let mut chunks: Vec<Vec<u8>> = Vec::new();
+                chunker.feed(&buf[..n], |chunk| chunks.push(chunk.to_vec()));
+                for chunk in chunks {
+                    let mut items = Vec::new();
+                    parser.push(&chunk, &mut items);
+                    sink(items).map_err(write_error)?;
+                    std::thread::sleep(std::time::Duration::from_millis(ms));
+                }
+            }
+        }
     }
     let mut items = Vec::new();
     chunker.finish(|chunk| parser.push(chunk, &mut items));

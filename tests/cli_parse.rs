@@ -1,0 +1,160 @@
+//! The `parse` command: `--chunk-size 1` and `--random-chunks N` give the same
+//! merged events as a whole-input run on every file under `examples/` and
+//! `tests/`; options, exit status and the summary line.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use serde_json::Value;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_actionstream"))
+}
+
+fn files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            files(&path, out);
+        } else {
+            out.push(path);
+        }
+    }
+}
+
+/// Runs `parse` and returns its lines with adjacent narrative merged.
+fn run(file: &Path, extra: &[&str]) -> Vec<Value> {
+    let mut cmd = bin();
+    cmd.arg("parse").arg(file).args(extra);
+    if file.extension().is_some_and(|e| e == "sse") {
+        cmd.args(["--input", "sse"]);
+    }
+    let out = cmd.output().expect("run actionstream");
+    assert!(out.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
+    let mut lines: Vec<Value> = Vec::new();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let v: Value = serde_json::from_str(line).expect("a JSON line");
+        if v["event"] == "narrative" {
+            if let Some(prev) = lines.last_mut() {
+                if prev["event"] == "narrative" {
+                    let joined = format!("{}{}", prev["text"].as_str().unwrap_or(""), v["text"].as_str().unwrap_or(""));
+                    prev["text"] = Value::String(joined);
+                    continue;
+                }
+            }
+        }
+        lines.push(v);
+    }
+    lines
+}
+
+#[test]
+fn chunking_never_matters_on_every_bundled_file() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut all = Vec::new();
+    files(&root.join("examples"), &mut all);
+    files(&root.join("tests"), &mut all);
+    all.sort();
+    assert!(all.len() > 5);
+    for file in &all {
+        let whole = run(file, &[]);
+        assert_eq!(whole, run(file, &["--chunk-size", "1"]), "{} --chunk-size 1", file.display());
+        for seed in ["1", "42"] {
+            assert_eq!(whole, run(file, &["--random-chunks", seed]), "{} --random-chunks {seed}", file.display());
+        }
+    }
+}
+
+#[test]
+fn release_plan_lines() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let lines = run(&root.join("examples/responses/release_plan.md"), &[]);
+    let names: Vec<String> = lines
+        .iter()
+        .filter(|l| l["event"] == "action_complete")
+        .map(|l| l["name"].as_str().unwrap_or("").to_owned())
+        .collect();
+    assert_eq!(names, ["update_plan", "create_branch", "create_issues", "search", "request_review"]);
+    let invalid: Vec<&Value> = lines.iter().filter(|l| l["event"] == "action_invalid").collect();
+    assert_eq!(invalid.len(), 1);
+    assert_eq!(invalid[0]["name"], "escalate");
+    let issues = lines.iter().find(|l| l["name"] == "create_issues" && l["event"] == "action_complete").cloned().unwrap_or_default();
+    assert_eq!(issues["repairs"], serde_json::json!(["trailing comma"]));
+    let span = issues["span"].as_array().cloned().unwrap_or_default();
+    assert_eq!(span.len(), 2);
+}
+
+#[test]
+fn summary_line() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let file = root.join("examples/responses/facilitator.md");
+    let out = bin()
+        .args(["parse", "--summary", "--fence-tag", "facilitator-action"])
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    let text = std::fs::read_to_string(&file).expect("read");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let v: Value = serde_json::from_str(stdout.trim()).expect("one JSON line");
+    assert_eq!(v["actions"], 2);
+    assert_eq!(v["invalid"], 0);
+    let blocks = run(&file, &["--fence-tag", "facilitator-action"]);
+    let block_bytes: usize = blocks
+        .iter()
+        .filter(|l| l["event"] == "action_complete")
+        .map(|l| l["raw"].as_str().unwrap_or("").len())
+        .sum();
+    assert_eq!(v["narrative_bytes"].as_u64(), Some((text.len() - block_bytes) as u64));
+}
+
+#[test]
+fn stdin_and_dash() {
+    use std::io::Write;
+    let mut child = bin()
+        .args(["parse", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .expect("spawn");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(b"hi <action_call name=\"x\">{}</action_call>")
+        .expect("write");
+    let out = child.wait_with_output().expect("wait");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(r#""event":"action_complete""#), "{text}");
+}
+
+#[test]
+fn bad_usage_and_unreadable_files_exit_2() {
+    let out = bin().args(["parse", "/no/such/file"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(err.trim().lines().count(), 1, "{err}");
+    let out = bin().args(["parse", "--chunk-size", "0", "x"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin().args(["parse", "--no-such-flag"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin().args(["parse", "--schema", "/no/such/schema.json", "x"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin().args(["parse", "--config", "/no/such/config.json"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn invalid_utf8_is_reported_and_exit_is_0() {
+    let dir = std::env::temp_dir().join(format!("as-utf8-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let file = dir.join("bad.txt");
+    std::fs::write(&file, b"ok \xff done").expect("write");
+    let out = bin().args(["parse", "--chunk-size", "1"]).arg(&file).output().expect("run");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("\u{FFFD}"));
+    assert!(text.contains(r#""event":"error""#), "{text}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
