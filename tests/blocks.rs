@@ -309,3 +309,55 @@ fn invalid_utf8_becomes_replacement() {
     let e = actionstream::oracle::check_bytes(&actionstream::Config::default(), bytes);
     assert_eq!(completed(&e), ["a:{\"s\":\"\u{FFFD}\"}"]);
 }
+
+#[test]
+fn generic_block_cut_off_after_a_closer_is_narrative_to_that_closer() {
+    let input = "```json\n{\"a\": \"x\n```\nafter <action_call name=\"y\">{}</action_call>";
+    let e = parse(input);
+    assert_eq!(
+        summary(&e),
+        ["N:```json\n{\"a\": \"x\n```\nafter ", "S0:y", "C0:y:{}"]
+    );
+}
+
+#[test]
+fn what_a_string_holds_is_not_parsed_when_the_block_completes() {
+    let input = "```json\n{\"action\": \"a\", \"s\": \"x\n```\n<action_call name='b'>{}</action_call>\n\"}\n```\nend";
+    let e = parse(input);
+    assert_eq!(completed(&e).len(), 1);
+    assert!(completed(&e)[0].starts_with("a:"));
+    assert_eq!(summary(&e).last().map(String::as_str), Some("N:end"));
+}
+
+#[test]
+fn broken_after_closer_hands_over_to_the_text_after_it() {
+    // The block's string closes inside the next block, and the JSON breaks
+    // there: the first block ends at its first closer, the second is read.
+    let input = "```json\n{\"action\": \"a\", \"s\": \"x\n```\n```json\n{\"action\": \"b\"}\n```\n";
+    let e = parse(input);
+    let s = summary(&e);
+    assert_eq!(s[0], "S0:a");
+    assert!(s[1].starts_with("I0:a:the JSON cannot be read"), "{s:?}");
+    assert_eq!(&s[2..], ["S1:b", "C1:b:{}"]);
+}
+
+#[test]
+fn speculation_nests_and_unwinds() {
+    let mut input = String::new();
+    for i in 0..6 {
+        input.push_str(&format!("```json\n{{\"action\": \"a{i}\", \"s\": \"open\n```\nprose {i}\n"));
+    }
+    let e = parse(&input);
+    // Every block is cut off: each ends at its first closer, invalid.
+    assert_eq!(invalid(&e).len(), 6, "{:?}", summary(&e));
+}
+
+#[test]
+fn closing_tag_in_string_then_broken() {
+    let input = "<action_call name=\"x\">{\"s\": \"a</action_call> then {oops</action_call> tail";
+    let e = parse(input);
+    let s = summary(&e);
+    assert_eq!(s[0], "S0:x");
+    assert!(s[1].starts_with("I0:x:"), "{s:?}");
+    assert_eq!(s[2], "N: then {oops</action_call> tail");
+}

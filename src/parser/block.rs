@@ -145,9 +145,9 @@ impl Machine {
         ids: &mut u64,
         out: &mut Vec<Event>,
     ) -> Next {
-        let closer_len = self.shared.cfg.xml_tags[name].len() + 3;
+        let closer = &self.shared.closers[name];
+        let closer_len = closer.len();
         let hay = &self.buf.as_bytes()[self.pos - self.base..end - self.base];
-        let closer = format!("</{}>", self.shared.cfg.xml_tags[name]);
         match find_closer(hay, closer.as_bytes()) {
             Found::At(i) => {
                 let from = self.pos;
@@ -292,11 +292,9 @@ impl Machine {
         if let Closer::Tag { .. } = b.closer {
             shadow.state = State::Text;
         }
-        let text = self.buf[at - self.base..].to_owned();
-        let mut pending = Vec::new();
-        shadow.push(&text, ids, &mut pending);
-        shadow.pending = pending;
+        let _ = ids;
         self.spec = Some(Box::new(shadow));
+        self.spec_fed = at;
     }
 
     /// The block breaks, or is cut off, after it passed a closer: it ends at
@@ -324,17 +322,20 @@ impl Machine {
 
     /// The shadow becomes this machine; its events come out.
     fn take_over(&mut self, ids: &mut u64, out: &mut Vec<Event>) {
-        let Some(shadow) = self.spec.take() else {
+        let Some(mut shadow) = self.spec.take() else {
             return;
         };
-        *self = *shadow;
-        let mut m = Some(&mut *self);
+        let mut m = Some(&mut *shadow);
         while let Some(machine) = m {
             machine.depth = machine.depth.saturating_sub(1);
             m = machine.spec.as_deref_mut();
         }
-        out.append(&mut self.pending);
-        let _ = ids;
+        // The shadow reads everything this machine held past its closer.
+        let text = &self.buf[self.spec_fed - self.base..];
+        let mut pending = std::mem::take(&mut shadow.pending);
+        shadow.push(text, ids, &mut pending);
+        *self = *shadow;
+        out.append(&mut pending);
     }
 
     /// A generic block turned out not to hold actions: it is narrative.
@@ -438,7 +439,14 @@ impl Machine {
             Content::Xml => true,
         };
         if b.generic == Some(false) {
-            // Never decided: narrative.
+            // Never decided: narrative, which ended at its first closer if
+            // it passed one.
+            if b.first.is_some() {
+                if let Next::Replaced = self.fail_at_first_closer(&mut b, String::new(), ids, out) {
+                    self.finish(ids, out);
+                }
+                return;
+            }
             self.emit_narrative_to(end, out);
             return;
         }

@@ -32,11 +32,16 @@
 //! closer, or break, in which case the contract has it end at *that first*
 //! closer, with the text after it parsed as usual. Rather than re-parse that
 //! text later, a second machine (the *shadow*) is started at the closer and
-//! fed the same text from then on. If the block completes, the shadow is
-//! dropped; if it breaks or the input ends with it cut off, the block ends at
-//! its first closer and the shadow, with everything it has found, takes over.
-//! Shadows nest at most [`MAX_SPECULATION`] deep; a block that would need a
-//! deeper one ends at that closer instead.
+//! fed, in lockstep, each piece of text the block has read. If the block
+//! completes, the shadow is dropped; if it breaks or the input ends with it
+//! cut off, the block ends at its first closer and the shadow, with
+//! everything it has found, takes over. Lockstep keeps the chain of shadows
+//! a function of the text alone (never of the chunking) and short: a
+//! shadow's block can only speculate inside a JSON string, and the `"` that
+//! opens that string closes the parent's, so at the shadow's closer the
+//! parent meets backticks outside a string and breaks. Shadows nest at most
+//! [`MAX_SPECULATION`] deep all the same; a block that would need a deeper
+//! one ends at that closer instead.
 //!
 //! Internally, action ids are unique numbers drawn from one counter; the
 //! [`Parser`] renumbers them in the order their `ActionStarted` events come
@@ -75,6 +80,8 @@ pub const MAX_SPECULATION: usize = 4;
 struct Shared {
     cfg: Config,
     discriminators: Arc<[String]>,
+    /// `</NAME>` for each tag name.
+    closers: Vec<String>,
 }
 
 /// The streaming parser.
@@ -117,6 +124,7 @@ impl Parser {
     pub fn new(config: Config) -> Self {
         let shared = Arc::new(Shared {
             discriminators: config.discriminators.clone().into(),
+            closers: config.xml_tags.iter().map(|n| format!("</{n}>")).collect(),
             cfg: config,
         });
         Parser {
@@ -180,9 +188,13 @@ impl Parser {
         utf8.finish(|text| m.push(text, ids, scratch));
         m.finish(ids, scratch);
         self.publish(out);
+        // Ready for a new response.
         let shared = self.m.shared.clone();
-        let offset = self.m.base;
-        self.m = Machine::new(shared, offset, 0);
+        self.m = Machine::new(shared, 0, 0);
+        self.utf8 = Utf8Decoder::new();
+        self.ids = 0;
+        self.public.clear();
+        self.next_public = 0;
     }
 
     /// How many invalid UTF-8 sequences [`Parser::push_bytes`] replaced.
@@ -193,6 +205,24 @@ impl Parser {
     /// Bytes of response text taken so far (the offset the next byte gets).
     pub fn offset(&self) -> usize {
         self.m.base + self.m.buf.len()
+    }
+
+    /// Bytes of text the parser holds, in the main machine and its shadows:
+    /// undecided text, the block being read and its repaired JSON copy.
+    /// Bounded by the block limit (contract 4.5), whatever the input.
+    pub fn buffered(&self) -> usize {
+        let mut held = 0;
+        let mut machine = Some(&self.m);
+        while let Some(m) = machine {
+            held += m.buf.len();
+            if let State::Block(block) = &m.state {
+                if let Content::Json(scanner) = &block.content {
+                    held += scanner.repaired().len();
+                }
+            }
+            machine = m.spec.as_deref();
+        }
+        held
     }
 
     /// Reports a provider-native tool call whose name is known: appends its
@@ -449,6 +479,8 @@ struct Machine {
     /// How deep this machine is in the chain of shadows.
     depth: usize,
     spec: Option<Box<Machine>>,
+    /// Offset up to which the shadow has been fed.
+    spec_fed: usize,
     /// A shadow's events, kept until it takes over.
     pending: Vec<Event>,
 }
@@ -475,6 +507,7 @@ impl Machine {
             line: LineState::default(),
             depth,
             spec: None,
+            spec_fed: base,
             pending: Vec::new(),
         }
     }
@@ -492,13 +525,26 @@ impl Machine {
     }
 
     fn push(&mut self, text: &str, ids: &mut u64, out: &mut Vec<Event>) {
-        if let Some(shadow) = self.spec.as_deref_mut() {
-            let mut pending = std::mem::take(&mut shadow.pending);
-            shadow.push(text, ids, &mut pending);
-            shadow.pending = pending;
-        }
         self.buf.push_str(text);
         self.run(ids, out);
+    }
+
+    /// Feeds the shadow, in lockstep, the text this machine has read past
+    /// its block's first closer.
+    fn sync_shadow(&mut self, ids: &mut u64) {
+        self.feed_shadow_to(self.pos, ids);
+    }
+
+    fn feed_shadow_to(&mut self, to: usize, ids: &mut u64) {
+        if let Some(shadow) = self.spec.as_deref_mut() {
+            if to > self.spec_fed {
+                let text = &self.buf[self.spec_fed - self.base..to - self.base];
+                let mut pending = std::mem::take(&mut shadow.pending);
+                shadow.push(text, ids, &mut pending);
+                shadow.pending = pending;
+                self.spec_fed = to;
+            }
+        }
     }
 
     /// Runs the machine over what is buffered.
@@ -510,11 +556,15 @@ impl Machine {
                 State::TagOpen { .. } => self.tag_open(ids, out),
                 State::Fenced { .. } => self.fenced(),
                 State::SkipTag { .. } => self.skip_tag(),
-                State::Block(_) => match self.block(ids, out) {
-                    BlockFlow::Go => Flow::Go,
-                    BlockFlow::Wait => Flow::Wait,
-                    BlockFlow::Replaced => return,
-                },
+                State::Block(_) => {
+                    let flow = self.block(ids, out);
+                    self.sync_shadow(ids);
+                    match flow {
+                        BlockFlow::Go => Flow::Go,
+                        BlockFlow::Wait => Flow::Wait,
+                        BlockFlow::Replaced => return,
+                    }
+                }
             };
             if let Flow::Wait = flow {
                 break;
@@ -875,7 +925,7 @@ impl Machine {
         let State::SkipTag { name } = self.state else {
             return Flow::Go;
         };
-        let closer = format!("</{}>", self.shared.cfg.xml_tags[name]);
+        let closer = &self.shared.closers[name];
         match find_closer(&self.buf.as_bytes()[self.pos - self.base..], closer.as_bytes()) {
             Found::At(i) => {
                 self.pos += i + closer.len();
