@@ -43,6 +43,8 @@ pub mod oracle;
 mod parser;
 mod scan;
 pub mod sse;
+#[cfg(feature = "stream")]
+pub mod stream;
 mod shape;
 mod utf8;
 mod validate;
