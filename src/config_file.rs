@@ -3,7 +3,7 @@
 //!
 //! It reads the seeds' `agent.json` `actions` section as it is (`enabled`,
 //! `types`, `outputFormat` as an extra fence tag, `handlers`) beside our own
-//! keys:
+//! keys (`required` per type inside `actions` is ours too):
 //!
 //! ```json
 //! {
@@ -28,25 +28,47 @@
 //!   "exec": {"deploy": {"program": "./deploy.sh", "args": ["--dry"]}}
 //! }
 //! ```
+//!
+//! Validation comes from `schemas` when it is given (a map of action names to
+//! JSON Schemas, or one discriminated-union schema with a top-level `oneOf` /
+//! `anyOf`, split by the configured discriminators), else from
+//! `actions.types` with `actions.required`.
+//!
+//! `"enabled": false` switches the `actions` section off: its `types`,
+//! `required`, `outputFormat` and `handlers` are ignored and nothing is
+//! validated (top-level `schemas` included). Parsing goes on with the other
+//! keys: blocks of the default and configured syntaxes are still taken out of
+//! the narrative and reported, as actions that nothing checks; a block fenced
+//! with the `outputFormat` tag is then an ordinary fence, i.e. narrative.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
-use serde_json::Value;
+use serde_json::{Map, Value};
 
 use crate::config::Config;
 use crate::validate::TypeList;
 
-/// The seeds' `actions` section.
+/// The seeds' `actions` section (see the [module docs](self)).
+///
+/// ```
+/// let s: actionstream::ActionsSection = serde_json::from_str(
+///     r#"{"enabled": true, "types": ["decision"], "outputFormat": "facilitator-action",
+///         "handlers": {"decision": "builtin:log"}, "required": {"decision": ["content"]}}"#,
+/// ).unwrap();
+/// assert_eq!(s.output_format.as_deref(), Some("facilitator-action"));
+/// assert_eq!(s.required["decision"], ["content"]);
+/// ```
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default, rename_all = "camelCase")]
 pub struct ActionsSection {
-    /// Whether actions are read at all (default true).
+    /// Whether the section (and validation) is on (default true); see the
+    /// module docs for what `false` means.
     pub enabled: Option<bool>,
     /// Allowed action types; other names are invalid.
     pub types: Vec<String>,
-    /// Required fields per type.
+    /// Required fields per type (ours, not the seeds').
     pub required: BTreeMap<String, Vec<String>>,
     /// An extra action fence tag.
     pub output_format: Option<String>,
@@ -55,6 +77,12 @@ pub struct ActionsSection {
 }
 
 /// A program the `exec` handler may run; the model never chooses it.
+///
+/// ```
+/// let e: actionstream::ExecSpec =
+///     serde_json::from_str(r#"{"program": "./deploy.sh", "args": ["--dry"]}"#).unwrap();
+/// assert_eq!(e.args, ["--dry"]);
+/// ```
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct ExecSpec {
@@ -66,7 +94,14 @@ pub struct ExecSpec {
     pub timeout_secs: Option<u64>,
 }
 
-/// The whole file.
+/// The whole file (see the [module docs](self)).
+///
+/// ```
+/// let file: actionstream::ConfigFile =
+///     serde_json::from_str(r#"{"fence_tags": ["plan"], "strict": true}"#).unwrap();
+/// let config = file.apply(actionstream::Config::default()).unwrap();
+/// assert!(config.is_strict() && config.is_action_fence_tag("plan"));
+/// ```
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
 pub struct ConfigFile {
@@ -80,8 +115,8 @@ pub struct ConfigFile {
     pub xml_tags: Vec<String>,
     /// Extra discriminator keys.
     pub discriminators: Vec<String>,
-    /// JSON Schemas by action name.
-    pub schemas: BTreeMap<String, Value>,
+    /// JSON Schemas by action name (in file order), or one union schema.
+    pub schemas: Map<String, Value>,
     /// No JSON repairs.
     pub strict: Option<bool>,
     /// The block size limit.
@@ -102,9 +137,18 @@ pub struct ConfigFile {
     pub handler_timeout_secs: Option<u64>,
     /// Actions queued for approval instead of run.
     pub require_approval: Vec<String>,
+    /// Run handlers one at a time, in action order.
+    pub in_order: Option<bool>,
+    /// Run no handler; results say it was a dry run.
+    pub dry_run: Option<bool>,
 }
 
 /// Why a configuration file could not be used.
+///
+/// ```
+/// let err = actionstream::ConfigFile::load("/nonexistent/agent.json".as_ref()).unwrap_err();
+/// assert!(err.to_string().starts_with("cannot read /nonexistent/agent.json"));
+/// ```
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
     /// The file could not be read.
@@ -135,6 +179,13 @@ pub enum ConfigError {
 
 impl ConfigFile {
     /// Reads a configuration file.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join("actionstream-doc-load.json");
+    /// std::fs::write(&path, r#"{"actions": {"types": ["note"]}}"#).unwrap();
+    /// let file = actionstream::ConfigFile::load(&path).unwrap();
+    /// assert_eq!(file.actions.types, ["note"]);
+    /// ```
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
             path: path.to_owned(),
@@ -146,8 +197,16 @@ impl ConfigFile {
         })
     }
 
-    /// Reads a schema file: a JSON object mapping action names to schemas.
-    pub fn load_schemas(path: &Path) -> Result<BTreeMap<String, Value>, ConfigError> {
+    /// Reads a schema file: a JSON object mapping action names to schemas
+    /// (or one discriminated-union schema), in file order.
+    ///
+    /// ```
+    /// let path = std::env::temp_dir().join("actionstream-doc-schemas.json");
+    /// std::fs::write(&path, r#"{"b": {"type": "object"}, "a": {"type": "object"}}"#).unwrap();
+    /// let map = actionstream::ConfigFile::load_schemas(&path).unwrap();
+    /// assert_eq!(map.keys().collect::<Vec<_>>(), ["b", "a"]);
+    /// ```
+    pub fn load_schemas(path: &Path) -> Result<Map<String, Value>, ConfigError> {
         let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
             path: path.to_owned(),
             source,
@@ -158,15 +217,39 @@ impl ConfigFile {
         })
     }
 
-    /// Handler specs by action name: `handlers` over `actions.handlers`.
+    /// Whether the `actions` section is on (`enabled` absent or true).
+    ///
+    /// ```
+    /// let file: actionstream::ConfigFile =
+    ///     serde_json::from_str(r#"{"actions": {"enabled": false}}"#).unwrap();
+    /// assert!(!file.actions_enabled());
+    /// ```
+    pub fn actions_enabled(&self) -> bool {
+        self.actions.enabled.unwrap_or(true)
+    }
+
+    /// Handler specs by action name: `handlers` over `actions.handlers`
+    /// (the latter only while the section is enabled).
+    ///
+    /// ```
+    /// let file: actionstream::ConfigFile = serde_json::from_str(
+    ///     r#"{"actions": {"handlers": {"note": "builtin:log"}}, "handlers": {"x": "builtin:jsonl"}}"#,
+    /// ).unwrap();
+    /// assert_eq!(file.handler_specs().len(), 2);
+    /// ```
     pub fn handler_specs(&self) -> BTreeMap<String, String> {
-        let mut all = self.actions.handlers.clone();
+        let mut all = if self.actions_enabled() {
+            self.actions.handlers.clone()
+        } else {
+            BTreeMap::new()
+        };
         all.extend(self.handlers.clone());
         all
     }
 
     /// Applies the file to `config`: tags, discriminators, limits, strict
-    /// mode, and a validator from `schemas` or `actions.types`.
+    /// mode, and a validator from `schemas` or `actions.types` (none when
+    /// the section is disabled).
     ///
     /// ```
     /// let file: actionstream::ConfigFile = serde_json::from_str(
@@ -176,7 +259,9 @@ impl ConfigFile {
     /// assert!(config.is_action_fence_tag("facilitator-action"));
     /// ```
     pub fn apply(&self, mut config: Config) -> Result<Config, ConfigError> {
-        for t in self.fence_tags.iter().chain(&self.actions.output_format) {
+        let enabled = self.actions_enabled();
+        let output_format = self.actions.output_format.iter().filter(|_| enabled);
+        for t in self.fence_tags.iter().chain(output_format) {
             config = config.fence_tag(t.clone());
         }
         for t in &self.generic_tags {
@@ -197,6 +282,9 @@ impl ConfigFile {
         if let Some(n) = self.max_depth {
             config = config.max_depth(n);
         }
+        if !enabled {
+            return Ok(config);
+        }
         if !self.schemas.is_empty() {
             config = self.apply_schemas(config)?;
         } else if !self.actions.types.is_empty() {
@@ -210,10 +298,35 @@ impl ConfigFile {
         Ok(config)
     }
 
+    /// Whether `schemas` is one union schema rather than a map of names.
+    #[cfg(feature = "schema")]
+    fn schemas_are_union(&self) -> bool {
+        ["oneOf", "anyOf"]
+            .iter()
+            .any(|k| self.schemas.get(*k).is_some_and(Value::is_array))
+    }
+
     #[cfg(feature = "schema")]
     fn apply_schemas(&self, config: Config) -> Result<Config, ConfigError> {
-        let v = crate::schema::SchemaValidator::from_map(&self.schemas)
-            .map_err(|(name, message)| ConfigError::Schema { name, message })?;
+        use crate::schema::SchemaValidator;
+        let to_config = |e: crate::schema::SchemaError| ConfigError::Schema {
+            name: e.name,
+            message: e.message,
+        };
+        let v = if self.schemas_are_union() {
+            let union = Value::Object(self.schemas.clone());
+            let keys = config.discriminators().iter().map(String::as_str);
+            let mut result = SchemaValidator::from_union(&union, "action");
+            for d in keys.chain(["type"]) {
+                if result.is_ok() {
+                    break;
+                }
+                result = SchemaValidator::from_union(&union, d);
+            }
+            result.map_err(to_config)?
+        } else {
+            SchemaValidator::from_map(&self.schemas).map_err(to_config)?
+        };
         Ok(config.validator(v))
     }
 
@@ -225,3 +338,4 @@ impl ConfigFile {
         })
     }
 }
+
