@@ -38,6 +38,8 @@
 
 mod config;
 mod config_file;
+#[cfg(feature = "stream")]
+pub mod dispatch;
 mod event;
 pub mod oracle;
 mod parser;
