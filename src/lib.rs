@@ -41,6 +41,7 @@ mod config_file;
 #[cfg(feature = "stream")]
 pub mod dispatch;
 mod event;
+pub mod feedback;
 pub mod oracle;
 mod parser;
 mod scan;
@@ -53,6 +54,8 @@ mod validate;
 
 #[cfg(feature = "schema")]
 pub mod schema;
+#[cfg(feature = "schema")]
+pub mod typed;
 
 pub use config::Config;
 pub use config_file::{ActionsSection, ConfigError, ConfigFile, ExecSpec};

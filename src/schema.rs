@@ -111,6 +111,12 @@ pub struct SchemaValidator {
     index: BTreeMap<String, usize>,
 }
 
+impl Default for SchemaValidator {
+    fn default() -> Self {
+        SchemaValidator::new()
+    }
+}
+
 impl fmt::Debug for SchemaValidator {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_list()
@@ -137,10 +143,7 @@ impl SchemaValidator {
     where
         I: IntoIterator<Item = (&'a String, &'a Value)>,
     {
-        let mut v = SchemaValidator {
-            entries: Vec::new(),
-            index: BTreeMap::new(),
-        };
+        let mut v = SchemaValidator::new();
         for (name, schema) in map {
             let mut schema = schema.clone();
             drop_own_name(&mut schema, name);
@@ -168,10 +171,7 @@ impl SchemaValidator {
     /// assert!(schema["properties"].get("action").is_none());
     /// ```
     pub fn from_union(schema: &Value, discriminator: &str) -> Result<Self, SchemaError> {
-        let mut v = SchemaValidator {
-            entries: Vec::new(),
-            index: BTreeMap::new(),
-        };
+        let mut v = SchemaValidator::new();
         for (name, branch) in split_union(schema, discriminator)? {
             if v.index.contains_key(&name) {
                 return Err(SchemaError::new(
@@ -184,9 +184,42 @@ impl SchemaValidator {
         Ok(v)
     }
 
+    /// An empty validator: every name is unknown until added with
+    /// [`SchemaValidator::with`].
+    ///
+    /// ```
+    /// use actionstream::Validator;
+    /// let v = actionstream::schema::SchemaValidator::new()
+    ///     .with("note", serde_json::json!({"type": "object", "required": ["content"]}))
+    ///     .unwrap();
+    /// assert_eq!(v.validate("note", &serde_json::json!({}))[0].to_string(), "at content: required field missing");
+    /// ```
+    pub fn new() -> Self {
+        SchemaValidator {
+            entries: Vec::new(),
+            index: BTreeMap::new(),
+        }
+    }
+
+    /// Adds (or replaces) the schema of action `name`, compiled at once; a
+    /// property fixing the action's own name is dropped as in
+    /// [`SchemaValidator::from_map`].
+    ///
+    /// ```
+    /// let err = actionstream::schema::SchemaValidator::new()
+    ///     .with("x", serde_json::json!({"minimum": "one"}))
+    ///     .unwrap_err();
+    /// assert!(err.to_string().starts_with("schema for 'x' is invalid"));
+    /// ```
+    pub fn with(mut self, name: &str, mut schema: Value) -> Result<Self, SchemaError> {
+        drop_own_name(&mut schema, name);
+        self.insert(name, schema)?;
+        Ok(self)
+    }
+
     fn insert(&mut self, name: &str, schema: Value) -> Result<(), SchemaError> {
-        let compiled =
-            jsonschema::validator_for(&schema).map_err(|e| SchemaError::new(name, e.to_string()))?;
+        let compiled = jsonschema::validator_for(&schema)
+            .map_err(|e| SchemaError::new(name, e.to_string()))?;
         let entry = Entry { schema, compiled };
         match self.index.get(name) {
             Some(&i) => self.entries[i].1 = entry,
@@ -341,7 +374,12 @@ fn fixed_names(prop: &Value) -> Vec<String> {
     }
     prop.get("enum")
         .and_then(Value::as_array)
-        .map(|a| a.iter().filter_map(Value::as_str).map(str::to_owned).collect())
+        .map(|a| {
+            a.iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect()
+        })
         .unwrap_or_default()
 }
 
@@ -437,7 +475,11 @@ fn count(v: &Value) -> u64 {
 
 fn list(values: &Value) -> String {
     match values {
-        Value::Array(a) => a.iter().map(Value::to_string).collect::<Vec<_>>().join(", "),
+        Value::Array(a) => a
+            .iter()
+            .map(Value::to_string)
+            .collect::<Vec<_>>()
+            .join(", "),
         other => other.to_string(),
     }
 }
@@ -460,7 +502,9 @@ fn describe(e: &ValidationError<'_>, out: &mut Vec<ActionError>) {
             format!("expected {expected}, found {f}")
         }
         ValidationErrorKind::Required { property } => {
-            let key = property.as_str().map_or_else(|| property.to_string(), str::to_owned);
+            let key = property
+                .as_str()
+                .map_or_else(|| property.to_string(), str::to_owned);
             out.push(ActionError::at(join(&path, &key), "required field missing"));
             return;
         }
@@ -479,10 +523,18 @@ fn describe(e: &ValidationError<'_>, out: &mut Vec<ActionError>) {
             format!("expected {expected_value}, found {f}")
         }
         ValidationErrorKind::MinItems { limit } => {
-            format!("expected at least {}, found {}", plural(*limit, "item"), count(inst))
+            format!(
+                "expected at least {}, found {}",
+                plural(*limit, "item"),
+                count(inst)
+            )
         }
         ValidationErrorKind::MaxItems { limit } => {
-            format!("expected at most {}, found {}", plural(*limit, "item"), count(inst))
+            format!(
+                "expected at most {}, found {}",
+                plural(*limit, "item"),
+                count(inst)
+            )
         }
         ValidationErrorKind::MinLength { limit } => format!(
             "expected at least {}, found {f}",
@@ -503,8 +555,12 @@ fn describe(e: &ValidationError<'_>, out: &mut Vec<ActionError>) {
             plural(*limit, "field"),
             count(inst)
         ),
-        ValidationErrorKind::Minimum { limit } => format!("expected a number >= {limit}, found {f}"),
-        ValidationErrorKind::Maximum { limit } => format!("expected a number <= {limit}, found {f}"),
+        ValidationErrorKind::Minimum { limit } => {
+            format!("expected a number >= {limit}, found {f}")
+        }
+        ValidationErrorKind::Maximum { limit } => {
+            format!("expected a number <= {limit}, found {f}")
+        }
         ValidationErrorKind::ExclusiveMinimum { limit } => {
             format!("expected a number > {limit}, found {f}")
         }
@@ -549,33 +605,54 @@ mod tests {
     fn one(schema: Value, args: Value) -> Vec<String> {
         let map = json!({ "a": schema });
         let v = SchemaValidator::from_map(map.as_object().expect("object")).expect("compiles");
-        v.validate("a", &args).iter().map(|e| e.to_string()).collect()
+        v.validate("a", &args)
+            .iter()
+            .map(|e| e.to_string())
+            .collect()
     }
 
     #[test]
     fn messages() {
         assert_eq!(
-            one(json!({"properties": {"n": {"minimum": 1}}}), json!({"n": 0})),
+            one(
+                json!({"properties": {"n": {"minimum": 1}}}),
+                json!({"n": 0})
+            ),
             ["at n: expected a number >= 1, found an integer (0)"]
         );
         assert_eq!(
-            one(json!({"properties": {"s": {"enum": ["x", "y"]}}}), json!({"s": "z"})),
+            one(
+                json!({"properties": {"s": {"enum": ["x", "y"]}}}),
+                json!({"s": "z"})
+            ),
             [r#"at s: expected one of "x", "y", found a string ("z")"#]
         );
         assert_eq!(
-            one(json!({"properties": {"s": {"const": "x"}}}), json!({"s": 1})),
+            one(
+                json!({"properties": {"s": {"const": "x"}}}),
+                json!({"s": 1})
+            ),
             [r#"at s: expected "x", found an integer (1)"#]
         );
         assert_eq!(
-            one(json!({"properties": {"l": {"minItems": 1}}}), json!({"l": []})),
+            one(
+                json!({"properties": {"l": {"minItems": 1}}}),
+                json!({"l": []})
+            ),
             ["at l: expected at least 1 item, found 0"]
         );
         assert_eq!(
-            one(json!({"additionalProperties": false, "properties": {"a": {}}}), json!({"a": 1, "b/c": 2})),
+            one(
+                json!({"additionalProperties": false, "properties": {"a": {}}}),
+                json!({"a": 1, "b/c": 2})
+            ),
             ["at b/c: unexpected field"]
         );
         assert_eq!(
-            one(json!({"properties": {"p": {"pattern": "^[a-z]+$"}}}), json!({"p": "A1"})),
+            one(
+                json!({"properties": {"p": {"pattern": "^[a-z]+$"}}}),
+                json!({"p": "A1"})
+            ),
             [r#"at p: expected a string matching /^[a-z]+$/, found a string ("A1")"#]
         );
         assert_eq!(
@@ -583,7 +660,10 @@ mod tests {
             ["expected an object, found an array"]
         );
         assert_eq!(
-            one(json!({"properties": {"t": {"type": ["string", "null"]}}}), json!({"t": true})),
+            one(
+                json!({"properties": {"t": {"type": ["string", "null"]}}}),
+                json!({"t": true})
+            ),
             ["at t: expected null or a string, found a boolean (true)"]
         );
     }
@@ -605,9 +685,15 @@ mod tests {
         assert_eq!(v.known(), ["a", "b"]);
         assert!(v.validate("a", &json!({"x": 1})).is_empty());
         assert!(v.validate("b", &json!({"y": "s"})).is_empty());
-        let e: Vec<String> = v.validate("b", &json!({})).iter().map(|e| e.to_string()).collect();
+        let e: Vec<String> = v
+            .validate("b", &json!({}))
+            .iter()
+            .map(|e| e.to_string())
+            .collect();
         assert_eq!(e, ["at y: required field missing"]);
-        assert!(SchemaValidator::from_union(&json!({"oneOf": [{"type": "object"}]}), "kind").is_err());
+        assert!(
+            SchemaValidator::from_union(&json!({"oneOf": [{"type": "object"}]}), "kind").is_err()
+        );
         assert!(SchemaValidator::from_union(&json!({"type": "object"}), "kind").is_err());
     }
 }

@@ -78,7 +78,11 @@ pub(crate) fn unknown_action(name: &str, known: &[String]) -> ActionError {
         .join(" | ");
     ActionError::whole(format!(
         "unknown action '{name}': expected one of {}",
-        if list.is_empty() { "(none)".into() } else { list }
+        if list.is_empty() {
+            "(none)".into()
+        } else {
+            list
+        }
     ))
 }
 
@@ -174,9 +178,7 @@ impl Validator for TypeList {
         required
             .iter()
             .filter(|f| !obj.contains_key(f.as_str()))
-            .map(|f| {
-                ActionError::at(f.as_str(), "required field missing")
-            })
+            .map(|f| ActionError::at(f.as_str(), "required field missing"))
             .collect()
     }
 
