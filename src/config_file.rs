@@ -31,8 +31,10 @@
 //!
 //! Validation comes from `schemas` when it is given (a map of action names to
 //! JSON Schemas, or one discriminated-union schema with a top-level `oneOf` /
-//! `anyOf`, split by the configured discriminators), else from
-//! `actions.types` with `actions.required`.
+//! `anyOf`, split by the configured discriminators) and from `actions.types`
+//! with `actions.required`: a name with a schema is checked against it, a
+//! name listed only in `types` for its required fields, any other name is
+//! unknown.
 //!
 //! `"enabled": false` switches the `actions` section off: its `types`,
 //! `required`, `outputFormat` and `handlers` are ignored and nothing is
@@ -49,6 +51,8 @@ use serde_json::{Map, Value};
 
 use crate::config::Config;
 use crate::validate::TypeList;
+#[cfg(feature = "schema")]
+use crate::validate::Validator;
 
 /// The seeds' `actions` section (see the [module docs](self)).
 ///
@@ -285,14 +289,17 @@ impl ConfigFile {
         if !enabled {
             return Ok(config);
         }
-        if !self.schemas.is_empty() {
-            config = self.apply_schemas(config)?;
-        } else if !self.actions.types.is_empty() {
+        let types = (!self.actions.types.is_empty()).then(|| {
             let mut list = TypeList::new();
             for t in &self.actions.types {
                 let required = self.actions.required.get(t).cloned().unwrap_or_default();
                 list = list.allow(t.clone(), required);
             }
+            list
+        });
+        if !self.schemas.is_empty() {
+            config = self.apply_schemas(config, types)?;
+        } else if let Some(list) = types {
             config = config.validator(list);
         }
         Ok(config)
@@ -307,7 +314,11 @@ impl ConfigFile {
     }
 
     #[cfg(feature = "schema")]
-    fn apply_schemas(&self, config: Config) -> Result<Config, ConfigError> {
+    fn apply_schemas(
+        &self,
+        config: Config,
+        types: Option<TypeList>,
+    ) -> Result<Config, ConfigError> {
         use crate::schema::SchemaValidator;
         let to_config = |e: crate::schema::SchemaError| ConfigError::Schema {
             name: e.name,
@@ -327,14 +338,59 @@ impl ConfigFile {
         } else {
             SchemaValidator::from_map(&self.schemas).map_err(to_config)?
         };
-        Ok(config.validator(v))
+        Ok(match types {
+            Some(types) => config.validator(SchemasAndTypes { schemas: v, types }),
+            None => config.validator(v),
+        })
     }
 
     #[cfg(not(feature = "schema"))]
-    fn apply_schemas(&self, _config: Config) -> Result<Config, ConfigError> {
+    fn apply_schemas(
+        &self,
+        _config: Config,
+        _types: Option<TypeList>,
+    ) -> Result<Config, ConfigError> {
         Err(ConfigError::Schema {
             name: self.schemas.keys().next().cloned().unwrap_or_default(),
             message: "this build has no `schema` feature".into(),
         })
+    }
+}
+
+/// Schemas where a name has one, else the types list with its required
+/// fields (the seeds' optional per-type schemas beside `types`).
+#[cfg(feature = "schema")]
+struct SchemasAndTypes {
+    schemas: crate::schema::SchemaValidator,
+    types: TypeList,
+}
+
+#[cfg(feature = "schema")]
+impl Validator for SchemasAndTypes {
+    fn validate(&self, name: &str, arguments: &Value) -> Vec<crate::ActionError> {
+        if self.schemas.schema(name).is_some() {
+            self.schemas.validate(name, arguments)
+        } else if self.types.known().iter().any(|t| t == name) {
+            self.types.validate(name, arguments)
+        } else {
+            vec![crate::validate::unknown_action(name, &self.known())]
+        }
+    }
+
+    fn known(&self) -> Vec<String> {
+        let mut all = self.schemas.known();
+        for t in self.types.known() {
+            if !all.contains(&t) {
+                all.push(t);
+            }
+        }
+        all
+    }
+
+    fn schema(&self, name: &str) -> Option<Value> {
+        self.schemas
+            .schema(name)
+            .cloned()
+            .or_else(|| self.types.schema(name))
     }
 }
