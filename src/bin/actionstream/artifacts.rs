@@ -1,11 +1,91 @@
-//! `actionstream artifacts`: placeholder until artifacts land (issue 6).
+//! `actionstream artifacts`: the code blocks that name a file, written under
+//! a directory (or only listed), one JSON line each.
+
+use std::io::{self, Read, Write};
+use std::path::PathBuf;
+
+use actionstream::artifacts::{Artifacts, CodeBlocks, OutDir};
+use actionstream::Parser;
+use serde_json::json;
+
+use crate::parse::open_input;
 
 #[derive(clap::Args, Debug)]
+#[command(group(
+    clap::ArgGroup::new("mode").required(true).multiple(false).args(["out", "dry_run"])
+))]
 pub struct ArtifactsArgs {
     /// The response (standard input when absent or `-`).
-    input: Option<std::path::PathBuf>,
+    input: Option<PathBuf>,
+    /// Write the artifacts under DIR (created if needed); nothing is written outside it.
+    #[arg(long, value_name = "DIR")]
+    out: Option<PathBuf>,
+    /// List the artifacts without writing them.
+    #[arg(long)]
+    dry_run: bool,
 }
 
-pub fn main(_args: ArtifactsArgs) -> Result<(), String> {
-    Err("`artifacts` is not built yet".into())
+pub fn main(args: ArtifactsArgs) -> Result<(), String> {
+    let mut input = open_input(args.input.as_deref())?;
+    let out_dir =
+        match &args.out {
+            Some(dir) => Some(OutDir::create(dir).map_err(|e| {
+                format!("cannot use {} as the output directory: {e}", dir.display())
+            })?),
+            None => None,
+        };
+
+    let mut parser = Parser::default();
+    let mut tracker = CodeBlocks::new();
+    let mut artifacts = Artifacts::new();
+    let (mut events, mut blocks) = (Vec::new(), Vec::new());
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        let n = match input.read(&mut buf) {
+            Ok(0) => break,
+            Ok(n) => n,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(format!("cannot read the input: {e}")),
+        };
+        parser.push_bytes(&buf[..n], &mut events);
+        for e in events.drain(..) {
+            tracker.push_event(&e, &mut blocks);
+        }
+        for b in blocks.drain(..) {
+            artifacts.add(&b);
+        }
+    }
+    parser.finish(&mut events);
+    for e in events.drain(..) {
+        tracker.push_event(&e, &mut blocks);
+    }
+    tracker.finish(&mut blocks);
+    for b in blocks.drain(..) {
+        artifacts.add(&b);
+    }
+
+    let stdout = io::stdout();
+    let mut w = io::BufWriter::new(stdout.lock());
+    for entry in artifacts.finish() {
+        let line = match entry {
+            Ok(a) => match &out_dir {
+                None => {
+                    json!({"path": a.path, "language": a.language, "content": a.content, "written": false})
+                }
+                Some(dir) => match dir.write(&a.path, &a.content) {
+                    Ok(_) => {
+                        json!({"path": a.path, "language": a.language, "content": a.content, "written": true})
+                    }
+                    Err(e) => json!({"path": a.path, "error": e.to_string()}),
+                },
+            },
+            Err(refused) => json!({"path": refused.path, "error": refused.error.to_string()}),
+        };
+        match writeln!(w, "{line}").and_then(|()| w.flush()) {
+            Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),
+            Err(e) => return Err(format!("cannot write the output: {e}")),
+            Ok(()) => {}
+        }
+    }
+    Ok(())
 }
