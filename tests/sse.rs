@@ -312,9 +312,7 @@ fn malformed_json_is_reported_and_the_stream_goes_on() {
 
 #[test]
 fn a_stream_cut_off_is_reported_and_open_calls_end_invalid() {
-    let sse = concat!(
-        "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"run\",\"arguments\":\"{\\\"cmd\\\": \\\"l\"}}]}}]}\n\n",
-    );
+    let sse = "data: {\"choices\":[{\"index\":0,\"delta\":{\"tool_calls\":[{\"index\":0,\"id\":\"c\",\"type\":\"function\",\"function\":{\"name\":\"run\",\"arguments\":\"{\\\"cmd\\\": \\\"l\"}}]}}]}\n\n";
     let items = check(sse.as_bytes());
     let s = summary(&items);
     assert_eq!(s.len(), 3, "{s:?}");
