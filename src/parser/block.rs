@@ -50,7 +50,8 @@ impl Machine {
 
     /// The offset past which the block is over its size limit.
     fn limit_end(&self) -> usize {
-        let mut at = self.shared.cfg.max_block_bytes.min(self.buf.len());
+        let from = self.start - self.base;
+        let mut at = (from + self.shared.cfg.max_block_bytes).min(self.buf.len());
         while !self.buf.is_char_boundary(at) {
             at -= 1;
         }
@@ -472,8 +473,8 @@ impl Machine {
 
     /// A JSON error, placed in the block.
     fn json_error(&self, b: &Block, offset: usize, message: &str) -> String {
-        let at = b.content_start + offset - self.base;
-        let (line, column) = line_col(&self.buf, at);
+        let raw = &self.buf[self.start - self.base..];
+        let (line, column) = line_col(raw, b.content_start + offset - self.start);
         format!("the JSON cannot be read: {message} (line {line}, column {column} of the block)")
     }
 
@@ -516,20 +517,20 @@ impl Machine {
 
     /// Takes the block's raw text `[base, to)` out of the buffer.
     fn take_raw(&mut self, b: &Block, to: usize) -> (Arc<str>, Span) {
-        let n = (to - self.base).min(self.buf.len());
-        let raw: Arc<str> = self.buf[..n].into();
-        self.buf.drain(..n);
+        let from = self.start - self.base;
+        let n = (to - self.start).min(self.buf.len() - from);
+        let raw: Arc<str> = self.buf[from..from + n].into();
         let span = Span {
-            start: self.base,
-            end: self.base + n,
+            start: self.start,
+            end: self.start + n,
         };
-        self.base += n;
-        self.pos = self.base;
+        self.start += n;
+        self.pos = self.start;
         self.line.new_line();
         self.state = match b.closer {
             Closer::Fence { .. } => State::LineStart {
                 probe: crate::scan::fence::OpenProbe::new(self.line.list.map_or(3, |w| w + 3)),
-                from: self.base,
+                from: self.start,
             },
             Closer::Tag { .. } => State::Text,
         };
@@ -598,9 +599,13 @@ impl Machine {
             }
             _ => to - self.base,
         };
-        let content = self.buf[content_from.min(content_to)..content_to].to_owned();
-        let cfg = self.shared.cfg.clone();
-        let discriminators = self.shared.discriminators.clone();
+        let content = match b.content {
+            Content::Xml => self.buf[content_from.min(content_to)..content_to].to_owned(),
+            Content::Json(_) => String::new(),
+        };
+        let shared = self.shared.clone();
+        let cfg = &shared.cfg;
+        let discriminators = shared.discriminators.clone();
         // Each action: (slot id, name, result).
         let mut actions: Vec<(Option<u64>, Option<String>, Result<(Value, Vec<RepairKind>), Vec<ActionError>>)> =
             Vec::new();
@@ -608,7 +613,8 @@ impl Machine {
         let scanner_for_xml;
         let scanner: &JsonScanner = match &b.content {
             Content::Json(s) => {
-                repairs.extend(s.repairs.iter().map(|&(k, o)| (k, content_from + o)));
+                let rel = b.content_start - self.start;
+                repairs.extend(s.repairs.iter().map(|&(k, o)| (k, rel + o)));
                 s
             }
             Content::Xml => {
@@ -634,7 +640,7 @@ impl Machine {
                 let name = b.name_attr.clone().unwrap_or_default();
                 let result = attr_arguments(scanner, &content, matches!(b.content, Content::Xml))
                     .and_then(|args| {
-                        let errors = validate(&cfg, &name, &args);
+                        let errors = validate(cfg, &name, &args);
                         if errors.is_empty() {
                             Ok((args, Vec::new()))
                         } else {
@@ -653,7 +659,7 @@ impl Machine {
             } else {
                 for (i, slot) in scanner.slots.iter().enumerate() {
                     let id = b.ids.get(i).copied().flatten();
-                    let result = slot_action(slot, scanner.repaired(), &cfg, &discriminators);
+                    let result = slot_action(slot, scanner.repaired(), cfg, &discriminators);
                     actions.push((id, slot.name.clone(), result));
                 }
             }
@@ -664,20 +670,21 @@ impl Machine {
                 extra.extend(kinds.iter().copied());
             }
         }
-        let raw_len = to - self.base;
+        let raw_text = &self.buf[self.start - self.base..to - self.base];
+        let raw_len = raw_text.len();
         let mut block_repairs: Vec<Repair> = repairs
             .iter()
             .map(|&(kind, at)| {
-                let (line, column) = line_col(&self.buf, at.min(raw_len));
+                let (line, column) = line_col(raw_text, at.min(raw_len));
                 Repair { kind, line, column }
             })
             .collect();
         for kind in extra {
-            let (line, column) = line_col(&self.buf, content_from.min(raw_len));
+            let (line, column) = line_col(raw_text, (b.content_start - self.start).min(raw_len));
             block_repairs.push(Repair { kind, line, column });
         }
         if missing_closer {
-            let (line, column) = line_col(&self.buf, raw_len);
+            let (line, column) = line_col(raw_text, raw_len);
             block_repairs.push(Repair {
                 kind: RepairKind::MissingCloser,
                 line,

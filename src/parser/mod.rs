@@ -6,8 +6,10 @@
 //! it needs between pushes, in the manner of `csv-core`. Text is appended to
 //! one buffer, `buf`, which holds only what is not yet decided: narrative
 //! that could still begin an opener, or the block being read. Every position
-//! is an absolute byte offset in the response; `base` is the offset of
-//! `buf[0]`, so emitting text only moves `base`.
+//! is an absolute byte offset in the response: `base` is the offset of
+//! `buf[0]` and `start` that of the first byte not yet given out, so emitting
+//! text only moves `start`; the buffer is compacted when the dead prefix is
+//! at least half of it, which keeps the copying amortised O(1) a byte.
 //!
 //! ```text
 //!              '\n'                 fence opener line (action/generic tag)
@@ -55,7 +57,7 @@
 //! completes (repair `missing closer`), any other block is invalid. After
 //! `finish`, the parser is empty and may be fed a new response.
 
-use std::collections::HashMap;
+use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use memchr::{memchr, memchr3};
@@ -108,7 +110,7 @@ pub struct Parser {
     utf8: Utf8Decoder,
     ids: u64,
     /// Internal id → public id, for actions started and not yet ended.
-    public: HashMap<u64, ActionId>,
+    public: BTreeMap<u64, ActionId>,
     next_public: u64,
     scratch: Vec<Event>,
 }
@@ -131,7 +133,7 @@ impl Parser {
             m: Machine::new(shared, 0, 0),
             utf8: Utf8Decoder::new(),
             ids: 0,
-            public: HashMap::new(),
+            public: BTreeMap::new(),
             next_public: 0,
             scratch: Vec::new(),
         }
@@ -214,7 +216,7 @@ impl Parser {
         let mut held = 0;
         let mut machine = Some(&self.m);
         while let Some(m) = machine {
-            held += m.buf.len();
+            held += m.buf.len() - (m.start - m.base);
             if let State::Block(block) = &m.state {
                 if let Content::Json(scanner) = &block.content {
                     held += scanner.repaired().len();
@@ -472,6 +474,8 @@ struct Machine {
     buf: String,
     /// Offset of `buf[0]`.
     base: usize,
+    /// Offset of the first byte not yet given out (narrative or block raw).
+    start: usize,
     /// Offset of the next byte to scan.
     pos: usize,
     state: State,
@@ -499,6 +503,7 @@ impl Machine {
             shared,
             buf: String::new(),
             base,
+            start: base,
             pos: base,
             state: State::LineStart {
                 probe: OpenProbe::new(3),
@@ -585,17 +590,21 @@ impl Machine {
                     self.pos
                 }
             }
-            State::Block(_) => self.base,
+            State::Block(_) => self.start,
         };
         self.emit_narrative_to(keep_from, out);
+        let dead = self.start - self.base;
+        if dead > 0 && dead >= self.buf.len() / 2 {
+            self.buf.drain(..dead);
+            self.base = self.start;
+        }
     }
 
     fn emit_narrative_to(&mut self, to: usize, out: &mut Vec<Event>) {
-        if to > self.base {
-            let n = to - self.base;
-            out.push(Event::Narrative(self.buf[..n].to_owned()));
-            self.buf.drain(..n);
-            self.base = to;
+        if to > self.start {
+            let text = &self.buf[self.start - self.base..to - self.base];
+            out.push(Event::Narrative(text.to_owned()));
+            self.start = to;
         }
     }
 
@@ -614,36 +623,50 @@ impl Machine {
             }
             self.line.end_run();
         }
-        let rest = &self.buf.as_bytes()[self.pos - self.base..];
-        let Some(i) = memchr3(b'\n', b'<', b'`', rest) else {
-            self.pos = end;
-            return Flow::Wait;
-        };
-        let at = self.pos + i;
-        match rest[i] {
-            b'\n' => {
-                self.pos = at + 1;
-                self.line.new_line();
-                self.state = State::LineStart {
-                    probe: OpenProbe::new(self.max_fence_indent()),
-                    from: self.pos,
-                };
-            }
-            b'`' => {
-                self.pos = at + 1;
-                self.line.run = 1;
-            }
-            _ => {
-                self.pos = at + 1;
-                if self.line.code.is_none() {
-                    self.state = State::TagOpen {
-                        probe: TagProbe::new(),
-                        from: at,
+        loop {
+            let rest = &self.buf.as_bytes()[self.pos - self.base..];
+            let Some(i) = memchr3(b'\n', b'<', b'`', rest) else {
+                self.pos = end;
+                return Flow::Wait;
+            };
+            let at = self.pos + i;
+            match rest[i] {
+                b'\n' => {
+                    self.pos = at + 1;
+                    self.line.new_line();
+                    // Most lines start with a byte that can begin neither a
+                    // fence nor a list item: no probe for them.
+                    if rest.get(i + 1).is_some_and(|&c| plain_line_start(c)) {
+                        self.line.list = None;
+                        continue;
+                    }
+                    self.state = State::LineStart {
+                        probe: OpenProbe::new(self.max_fence_indent()),
+                        from: self.pos,
                     };
+                    return Flow::Go;
+                }
+                b'`' => {
+                    let run = rest[i..].iter().take_while(|&&b| b == b'`').count();
+                    self.pos = at + run;
+                    self.line.run = run;
+                    if self.pos == end {
+                        return Flow::Wait;
+                    }
+                    self.line.end_run();
+                }
+                _ => {
+                    self.pos = at + 1;
+                    if self.line.code.is_none() {
+                        self.state = State::TagOpen {
+                            probe: TagProbe::new(),
+                            from: at,
+                        };
+                        return Flow::Go;
+                    }
                 }
             }
         }
-        Flow::Go
     }
 
     fn max_fence_indent(&self) -> usize {
@@ -940,6 +963,17 @@ impl Machine {
             }
         }
     }
+}
+
+/// Whether a line starting with `c` is plain text: no fence, no list item.
+fn plain_line_start(c: u8) -> bool {
+    c.is_ascii_alphabetic()
+        || c >= 0x80
+        || matches!(
+            c,
+            b'.' | b',' | b'!' | b'?' | b'"' | b'\'' | b'(' | b')' | b'[' | b']' | b'#' | b'|' | b'_'
+                | b'=' | b':' | b';' | b'/' | b'&' | b'>' | b'@' | b'$' | b'%' | b'^' | b'{' | b'}'
+        )
 }
 
 /// Where a closing tag stands in `hay`.

@@ -683,10 +683,14 @@ impl JsonScanner {
             Capture::None => self.value_done(),
             Capture::Key => self.tok = Tok::Colon,
             Capture::ActionKey => {
-                let class = match self.string_text() {
-                    Some(k) => self.classify(&k),
-                    None => KeyClass::Other,
+                let class = match self.string_inner() {
+                    Some(k) if !k.contains('\\') => self.key_class(k),
+                    _ => match self.string_text() {
+                        Some(k) => self.key_class(&k),
+                        None => KeyClass::Other,
+                    },
                 };
+                self.key_read(class);
                 self.first_key = false;
                 self.key = class;
                 self.tok = Tok::Colon;
@@ -726,6 +730,12 @@ impl JsonScanner {
         }
     }
 
+    /// The text between the quotes of the string just closed in `out`.
+    fn string_inner(&self) -> Option<&str> {
+        let raw = self.out.get(self.str_start..)?;
+        raw.get(1..raw.len().checked_sub(1)?)
+    }
+
     /// The text of the string just closed in `out`, unescaped.
     fn string_text(&self) -> Option<String> {
         let raw = self.out.get(self.str_start..)?;
@@ -737,34 +747,40 @@ impl JsonScanner {
         }
     }
 
-    fn classify(&mut self, key: &str) -> KeyClass {
-        let Some(Frame { role: Role::Action(slot), .. }) = self.stack.last().copied() else {
-            return KeyClass::Other;
+    /// The class of a key of the action object on top of the stack.
+    fn key_class(&self, key: &str) -> KeyClass {
+        if let Some(r) = self.discriminators.iter().position(|d| d == key) {
+            return KeyClass::Naming(NameKey::Discriminator(r));
+        }
+        match key {
+            "type" if self.naming == Naming::Action => KeyClass::Naming(NameKey::Type),
+            "name" => KeyClass::Naming(NameKey::Name),
+            "tool_name" => KeyClass::Naming(NameKey::ToolName),
+            "function" => KeyClass::Naming(NameKey::Function),
+            "arguments" | "input" => KeyClass::ArgsOrInput,
+            "parameters" => KeyClass::Args,
+            "actions" if self.first_key && self.naming == Naming::Action && self.stack.len() == 1 => {
+                KeyClass::Actions
+            }
+            _ => KeyClass::Other,
+        }
+    }
+
+    /// Notes what a key of the action object on top of the stack tells.
+    fn key_read(&mut self, class: KeyClass) {
+        let Some(Frame {
+            role: Role::Action(slot),
+            ..
+        }) = self.stack.last().copied()
+        else {
+            return;
         };
         let idx = slot as usize;
-        let class = if let Some(r) = self.discriminators.iter().position(|d| d == key) {
+        if let KeyClass::Naming(NameKey::Discriminator(_)) = class {
             if idx == 0 && self.decision.is_none() {
                 self.decision = Some(true);
             }
-            KeyClass::Naming(NameKey::Discriminator(r))
-        } else {
-            match key {
-                "type" if self.naming == Naming::Action => KeyClass::Naming(NameKey::Type),
-                "name" => KeyClass::Naming(NameKey::Name),
-                "tool_name" => KeyClass::Naming(NameKey::ToolName),
-                "function" => KeyClass::Naming(NameKey::Function),
-                "arguments" | "input" => KeyClass::ArgsOrInput,
-                "parameters" => KeyClass::Args,
-                "actions"
-                    if self.first_key
-                        && self.naming == Naming::Action
-                        && self.stack.len() == 1 =>
-                {
-                    KeyClass::Actions
-                }
-                _ => KeyClass::Other,
-            }
-        };
+        }
         if let Some(s) = self.slots.get_mut(idx) {
             match class {
                 KeyClass::Args => s.has_args = true,
@@ -775,7 +791,6 @@ impl JsonScanner {
                 _ => {}
             }
         }
-        class
     }
 
     fn comment_start(&mut self) -> Result<(), &'static str> {
