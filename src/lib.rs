@@ -36,6 +36,7 @@
 #![deny(missing_docs)]
 #![warn(rust_2018_idioms)]
 
+pub mod artifacts;
 mod config;
 mod config_file;
 #[cfg(feature = "stream")]
