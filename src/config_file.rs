@@ -171,6 +171,14 @@ pub enum ConfigError {
         /// Why.
         source: serde_json::Error,
     },
+    /// The schema file is not a JSON object of schemas.
+    #[error("{path} is not a valid schema file: {source}")]
+    SchemaFile {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        source: serde_json::Error,
+    },
     /// A schema does not compile.
     #[error("schema for '{name}' is invalid: {message}")]
     Schema {
@@ -215,7 +223,7 @@ impl ConfigFile {
             path: path.to_owned(),
             source,
         })?;
-        serde_json::from_str(&text).map_err(|source| ConfigError::Parse {
+        serde_json::from_str(&text).map_err(|source| ConfigError::SchemaFile {
             path: path.to_owned(),
             source,
         })
