@@ -56,6 +56,21 @@ pub enum FrameItem {
 }
 
 /// The decoder state between pushes.
+///
+/// ```
+/// use actionstream::sse::frame::{Frame, FrameDecoder, FrameItem};
+///
+/// let mut decoder = FrameDecoder::new();
+/// let mut out = Vec::new();
+/// decoder.push(b"retry: 500\r\nevent: ping\r\ndata: a\r", &mut out);
+/// decoder.push(b"\ndata:b\r\n\r\ndata: [DONE]", &mut out);
+/// decoder.finish(&mut out);
+/// assert_eq!(decoder.retry(), Some(500));
+/// assert_eq!(out, [
+///     FrameItem::Frame(Frame { event: "ping".into(), data: "a\nb".into(), id: None }),
+///     FrameItem::Frame(Frame { event: String::new(), data: "[DONE]".into(), id: None }),
+/// ]);
+/// ```
 #[derive(Debug, Default)]
 pub struct FrameDecoder {
     /// The unfinished line carried over from the last push.
