@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Writes seed corpora for the fuzz targets from the test suite's inputs.
+
+Every string literal of tests/*.rs that looks like a response (it holds a
+fence, a tag or a brace) becomes a seed: for `chunks` and `bytes` behind
+three bytes (configuration, cut seed), for `json_scan` the JSON between a
+fence opener and closer behind one byte. Run from fuzz/:
+    python3 seeds/make_seeds.py
+"""
+import glob
+import hashlib
+import os
+import re
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+TESTS = os.path.join(HERE, "..", "..", "tests")
+
+LIT = re.compile(r'r(#+)"(.*?)"\1|"((?:[^"\\]|\\.)*)"', re.S)
+
+
+def unescape(s):
+    out, i = [], 0
+    while i < len(s):
+        c = s[i]
+        if c != "\\":
+            out.append(c)
+            i += 1
+            continue
+        n = s[i + 1]
+        if n == "u":
+            j = s.index("}", i)
+            out.append(chr(int(s[i + 3 : j], 16)))
+            i = j + 1
+            continue
+        if n == "\n":  # line continuation
+            i += 2
+            while i < len(s) and s[i] in " \t\n":
+                i += 1
+            continue
+        out.append({"n": "\n", "r": "\r", "t": "\t", "0": "\0", "\\": "\\", '"': '"', "'": "'"}.get(n, n))
+        i += 2
+    return "".join(out)
+
+
+def literals():
+    for path in sorted(glob.glob(os.path.join(TESTS, "*.rs"))):
+        src = open(path, encoding="utf-8").read()
+        for m in LIT.finditer(src):
+            text = m.group(2) if m.group(1) else unescape(m.group(3))
+            if any(k in text for k in ("```", "~~~", "<", "{", "[")) and len(text) >= 4:
+                yield text
+
+
+def write(target, data):
+    d = os.path.join(HERE, target)
+    os.makedirs(d, exist_ok=True)
+    name = hashlib.sha1(data).hexdigest()[:16]
+    with open(os.path.join(d, name), "wb") as f:
+        f.write(data)
+
+
+def main():
+    seen = set()
+    for i, text in enumerate(literals()):
+        if text in seen:
+            continue
+        seen.add(text)
+        raw = text.encode("utf-8")
+        for cfg in (0, 1, 2):
+            write("chunks", bytes([cfg, i % 256, 7]) + raw)
+        write("bytes", bytes([i % 5, i % 256, 3]) + raw)
+        # Invalid UTF-8 inside: a cut character and a stray byte.
+        write("bytes", bytes([0, 1, 9]) + raw[: len(raw) // 2] + b"\xe2\x82" + b"\xff" + raw[len(raw) // 2 :])
+        for m in re.finditer(r"```[a-z_]*\n(.*?)\n```", text, re.S):
+            write("json_scan", bytes([i % 256]) + m.group(1).encode("utf-8"))
+        if text.lstrip().startswith(("{", "[")):
+            write("json_scan", bytes([i % 256]) + raw)
+
+
+if __name__ == "__main__":
+    main()
