@@ -514,3 +514,46 @@ fn an_oversize_event_is_dropped_and_reported() {
     assert!(s[0].contains("larger than"), "{s:?}");
     assert_eq!(s[1], "N:ok");
 }
+
+#[test]
+fn interleaved_tool_call_fragments_are_kept_apart() {
+    let frag = |index: u64, name: Option<&str>, args: &str| {
+        let mut function = serde_json::json!({ "arguments": args });
+        if let Some(n) = name {
+            function["name"] = n.into();
+        }
+        let chunk = serde_json::json!({
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {"tool_calls": [{"index": index, "function": function}]}}]
+        });
+        format!("data: {chunk}\n\n")
+    };
+    let mut sse = String::new();
+    sse += &frag(1, Some("b"), "{\"y\":");
+    sse += &frag(0, Some("a"), "{\"x\":");
+    sse += &frag(1, None, " 2}");
+    sse += &frag(0, None, " 1}");
+    sse += "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"tool_calls\"}]}\n\ndata: [DONE]\n\n";
+    assert_eq!(
+        summary(&check(sse.as_bytes())),
+        [
+            "S0:b:native:openai",
+            "S1:a:native:openai",
+            r#"C1:a:{"x":1}"#,
+            r#"C0:b:{"y":2}"#,
+        ]
+    );
+}
+
+#[test]
+fn a_parser_is_ready_for_a_new_stream_after_finish() {
+    let bytes = data("openai_tool_calls.sse");
+    let mut parser = SseParser::new(Config::default());
+    let mut first = Vec::new();
+    parser.push(&bytes, &mut first);
+    parser.finish(&mut first);
+    let mut second = Vec::new();
+    parser.push(&bytes, &mut second);
+    parser.finish(&mut second);
+    assert_eq!(first, second);
+}

@@ -141,7 +141,8 @@ impl SseParser {
     /// Ends the stream: a last event without its blank line is read, the
     /// text is finished, tool calls still open end (invalid if their
     /// arguments are cut off), and a stream that stopped before the
-    /// provider's end marker is reported.
+    /// provider's end marker is reported. The parser is then ready for a new
+    /// stream (ids count from 0 again).
     pub fn finish(&mut self, out: &mut Vec<SseItem>) {
         let mut items = std::mem::take(&mut self.frame_items);
         self.frames.finish(&mut items);
@@ -175,10 +176,8 @@ impl SseParser {
                 "the stream ended before {what}: the response is cut off"
             ));
         }
-        self.provider = Provider::Unknown;
-        self.saw_data = false;
-        self.provider_error = false;
-        self.done_early = false;
+        // Ready for another stream, from scratch.
+        *self = SseParser::new(self.parser.config().clone());
     }
 
     fn handle(&mut self, items: &mut Vec<FrameItem>, out: &mut Vec<SseItem>) {
