@@ -7,18 +7,19 @@
 
 use serde_json::{Map, Value};
 
-use crate::event::{ActionError, RepairKind};
+use crate::event::ActionError;
 use crate::scan::json::NameKey;
 
 /// The arguments of an action object named by `key`.
 ///
-/// Returns the arguments and the repair made, if any.
+/// Returns the arguments and, when a string holding JSON was decoded, the
+/// field it stood under (repair `arguments given as a string`).
 pub(crate) fn arguments(
     mut obj: Map<String, Value>,
     key: NameKey,
     discriminators: &[String],
     strict: bool,
-) -> Result<(Value, Option<RepairKind>), ActionError> {
+) -> Result<(Value, Option<&'static str>), ActionError> {
     let under: &[&str] = match key {
         NameKey::Discriminator(r) => {
             if let Some(d) = discriminators.get(r) {
@@ -55,7 +56,7 @@ pub(crate) fn arguments(
                 ));
             }
             match serde_json::from_str::<Value>(&s) {
-                Ok(v @ Value::Object(_)) => Ok((v, Some(RepairKind::ArgumentsAsString))),
+                Ok(v @ Value::Object(_)) => Ok((v, Some(field))),
                 Ok(_) | Err(_) => Err(ActionError::at(
                     field,
                     "expected an object of arguments, found a string that is not a JSON object",

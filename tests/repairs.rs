@@ -214,7 +214,6 @@ fn arguments_given_as_a_string() {
 }
 
 #[test]
-#[ignore = "core bug: the `arguments given as a string` repair is placed at the start of the block's content, not at the string"]
 fn arguments_given_as_a_string_position() {
     // The string value of "arguments" starts at line 1, column 44.
     let input =

@@ -418,8 +418,9 @@ impl Machine {
             if p.complete_at_eof() {
                 self.pos = end;
                 match self.on_closer(&mut b, from, end, ids, out) {
-                    Next::Over => return,
-                    Next::Replaced => return self.finish(ids, out),
+                    // The block may have turned into narrative, or a shadow
+                    // taken over: whatever it is, it ends too.
+                    Next::Over | Next::Replaced => return self.finish(ids, out),
                     Next::Keep(_) => {}
                 }
             } else {
@@ -607,7 +608,7 @@ impl Machine {
         let cfg = &shared.cfg;
         let discriminators = shared.discriminators.clone();
         // Each action: (slot id, name, result).
-        let mut actions: Vec<(Option<u64>, Option<String>, Result<(Value, Vec<RepairKind>), Vec<ActionError>>)> =
+        let mut actions: Vec<(Option<u64>, Option<String>, Result<(Value, Vec<(RepairKind, usize)>), Vec<ActionError>>)> =
             Vec::new();
         let mut repairs: Vec<(RepairKind, usize)> = Vec::new();
         let scanner_for_xml;
@@ -664,12 +665,13 @@ impl Machine {
                 }
             }
         }
-        let mut extra: Vec<RepairKind> = Vec::new();
+        let rel = b.content_start - self.start;
         for (_, _, r) in &actions {
-            if let Ok((_, kinds)) = r {
-                extra.extend(kinds.iter().copied());
+            if let Ok((_, found)) = r {
+                repairs.extend(found.iter().map(|&(k, at)| (k, rel + at)));
             }
         }
+        repairs.sort_by_key(|&(_, at)| at);
         let raw_text = &self.buf[self.start - self.base..to - self.base];
         let raw_len = raw_text.len();
         let mut block_repairs: Vec<Repair> = repairs
@@ -679,10 +681,6 @@ impl Machine {
                 Repair { kind, line, column }
             })
             .collect();
-        for kind in extra {
-            let (line, column) = line_col(raw_text, (b.content_start - self.start).min(raw_len));
-            block_repairs.push(Repair { kind, line, column });
-        }
         if missing_closer {
             let (line, column) = line_col(raw_text, raw_len);
             block_repairs.push(Repair {
@@ -764,7 +762,7 @@ fn slot_action(
     repaired: &str,
     cfg: &crate::Config,
     discriminators: &[String],
-) -> Result<(Value, Vec<RepairKind>), Vec<ActionError>> {
+) -> Result<(Value, Vec<(RepairKind, usize)>), Vec<ActionError>> {
     let Some((start, end)) = slot.range else {
         return Err(vec![ActionError::whole("the action's JSON is incomplete")]);
     };
@@ -786,7 +784,13 @@ fn slot_action(
     let (args, repair) = shape::arguments(obj, key, discriminators, cfg.strict).map_err(|e| vec![e])?;
     let errors = validate(cfg, name, &args);
     if errors.is_empty() {
-        Ok((args, repair.into_iter().collect()))
+        let at = |field: &str| {
+            slot.args_at
+                .iter()
+                .find(|(k, _)| *k == field)
+                .map_or(0, |&(_, at)| at)
+        };
+        Ok((args, repair.map(|f| (RepairKind::ArgumentsAsString, at(f))).into_iter().collect()))
     } else {
         Err(errors)
     }

@@ -79,6 +79,9 @@ pub(crate) struct Slot {
     pub name_key: Option<NameKey>,
     /// The best-ranked discriminator or `type` value read so far.
     best: Option<(NameKey, String)>,
+    /// Where the values of `arguments`, `parameters` and `input` begin
+    /// (offsets in the scanned text), for repair positions.
+    pub args_at: Vec<(&'static str, usize)>,
     /// Where the value stands in the repaired copy, once closed.
     pub range: Option<(usize, usize)>,
     start: usize,
@@ -173,8 +176,8 @@ enum Tok {
 enum KeyClass {
     Other,
     Naming(NameKey),
-    Args,
-    ArgsOrInput,
+    Args(&'static str),
+    ArgsOrInput(&'static str),
     Actions,
 }
 
@@ -525,6 +528,14 @@ impl JsonScanner {
         let slot_context = matches!(top, None | Some(Frame { role: Role::Slots, .. }));
         let in_action = matches!(top, Some(Frame { role: Role::Action(_), .. }));
         let key = if in_action { self.key } else { KeyClass::Other };
+        if let (KeyClass::Args(k) | KeyClass::ArgsOrInput(k), Some(Frame { role: Role::Action(slot), .. })) =
+            (key, top)
+        {
+            let at = self.pos + self.cursor;
+            if let Some(s) = self.slots.get_mut(slot as usize) {
+                s.args_at.push((k, at));
+            }
+        }
         if b == b'[' && key == KeyClass::Actions {
             // `{"actions": [` : the object is a wrapper, its elements the actions.
             self.slots.pop();
@@ -757,8 +768,9 @@ impl JsonScanner {
             "name" => KeyClass::Naming(NameKey::Name),
             "tool_name" => KeyClass::Naming(NameKey::ToolName),
             "function" => KeyClass::Naming(NameKey::Function),
-            "arguments" | "input" => KeyClass::ArgsOrInput,
-            "parameters" => KeyClass::Args,
+            "arguments" => KeyClass::ArgsOrInput("arguments"),
+            "input" => KeyClass::ArgsOrInput("input"),
+            "parameters" => KeyClass::Args("parameters"),
             "actions" if self.first_key && self.naming == Naming::Action && self.stack.len() == 1 => {
                 KeyClass::Actions
             }
@@ -783,8 +795,8 @@ impl JsonScanner {
         }
         if let Some(s) = self.slots.get_mut(idx) {
             match class {
-                KeyClass::Args => s.has_args = true,
-                KeyClass::ArgsOrInput => {
+                KeyClass::Args(_) => s.has_args = true,
+                KeyClass::ArgsOrInput(_) => {
                     s.has_args = true;
                     s.has_input_or_args = true;
                 }
