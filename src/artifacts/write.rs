@@ -77,7 +77,7 @@ impl OutDir {
         fs::create_dir_all(dir)?;
         let root = fs::canonicalize(dir)?;
         if !root.is_dir() {
-            return Err(io::Error::new(io::ErrorKind::Other, "not a directory"));
+            return Err(io::Error::other("not a directory"));
         }
         Ok(OutDir { root })
     }
