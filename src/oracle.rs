@@ -12,7 +12,7 @@
 //!     &actionstream::Config::default(),
 //!     "Hi.\n```json\n{\"action\": \"wave\"}\n```\n",
 //! );
-//! assert_eq!(events.len(), 4);
+//! assert_eq!(events.len(), 3);
 //! ```
 
 use std::collections::BTreeSet;
@@ -117,7 +117,10 @@ pub fn check_bytes(config: &Config, bytes: &[u8]) -> Vec<Event> {
         assert_same(&whole, &got, &format!("split at byte {at}"));
     }
     for seed in 0..8u64 {
-        let got = run_chunks(config, random_chunks(bytes, seed, 1 + (seed as usize * 9) % 64));
+        let got = run_chunks(
+            config,
+            random_chunks(bytes, seed, 1 + (seed as usize * 9) % 64),
+        );
         assert_same(&whole, &got, &format!("random chunks, seed {seed}"));
     }
     whole
@@ -125,7 +128,11 @@ pub fn check_bytes(config: &Config, bytes: &[u8]) -> Vec<Event> {
 
 fn assert_same(want: &[Event], got: &[Event], how: &str) {
     if want != got {
-        let at = want.iter().zip(got).position(|(a, b)| a != b).unwrap_or(want.len().min(got.len()));
+        let at = want
+            .iter()
+            .zip(got)
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.len().min(got.len()));
         panic!(
             "events differ ({how}) at event {at}:\n whole: {:?}\n   got: {:?}",
             want.get(at),
@@ -145,7 +152,11 @@ pub fn assert_lossless(events: &[Event], text: &str) {
             Event::ActionComplete(a) => {
                 if let Some(span) = a.span {
                     if seen.insert((span.start, span.end)) {
-                        assert_eq!(span.start, rebuilt.len(), "block span starts where text left off");
+                        assert_eq!(
+                            span.start,
+                            rebuilt.len(),
+                            "block span starts where text left off"
+                        );
                         rebuilt.push_str(&a.raw);
                     }
                 }
@@ -153,7 +164,11 @@ pub fn assert_lossless(events: &[Event], text: &str) {
             Event::ActionInvalid(a) => {
                 if let Some(span) = a.span {
                     if seen.insert((span.start, span.end)) {
-                        assert_eq!(span.start, rebuilt.len(), "block span starts where text left off");
+                        assert_eq!(
+                            span.start,
+                            rebuilt.len(),
+                            "block span starts where text left off"
+                        );
                         rebuilt.push_str(&a.raw);
                     }
                 }
@@ -161,7 +176,10 @@ pub fn assert_lossless(events: &[Event], text: &str) {
             Event::ActionStarted { .. } => {}
         }
     }
-    assert!(rebuilt == text, "lossless reconstruction failed:\n want: {text:?}\n  got: {rebuilt:?}");
+    assert!(
+        rebuilt == text,
+        "lossless reconstruction failed:\n want: {text:?}\n  got: {rebuilt:?}"
+    );
 }
 
 /// Every started id ends once; ids count from 0 in order of start.
@@ -175,8 +193,16 @@ pub fn assert_ids(events: &[Event]) {
                 next += 1;
                 open.insert(id.0);
             }
-            Event::ActionComplete(a) => assert!(open.remove(&a.id.0), "id {} ended without start, or twice", a.id),
-            Event::ActionInvalid(a) => assert!(open.remove(&a.id.0), "id {} ended without start, or twice", a.id),
+            Event::ActionComplete(a) => assert!(
+                open.remove(&a.id.0),
+                "id {} ended without start, or twice",
+                a.id
+            ),
+            Event::ActionInvalid(a) => assert!(
+                open.remove(&a.id.0),
+                "id {} ended without start, or twice",
+                a.id
+            ),
             Event::Narrative(_) => {}
         }
     }

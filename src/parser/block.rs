@@ -6,14 +6,20 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::{
-    find_closer, validate, Block, BlockFlow, Closer, Content, FirstCloser, Found, Machine,
-    State, MAX_SPECULATION,
+    find_closer, validate, Block, BlockFlow, Closer, Content, FirstCloser, Found, Machine, State,
+    MAX_SPECULATION,
 };
 use crate::event::{Action, ActionError, ActionId, Event, InvalidAction, Repair, RepairKind, Span};
 use crate::scan::fence::{CloseProbe, Probe};
 use crate::scan::json::{JsonScanner, Naming};
 use crate::shape;
 use crate::validate::type_name;
+
+/// Repairs found while shaping an action: kind and offset in the content.
+type FoundRepairs = Vec<(RepairKind, usize)>;
+
+/// An action's arguments and repairs, or what is wrong with it.
+type Shaped = Result<(Value, FoundRepairs), Vec<ActionError>>;
 
 /// How a block ended.
 enum Ending {
@@ -82,7 +88,13 @@ impl Machine {
 
     /// Reads fence content up to `end`: whole lines to the scanner, and each
     /// line start through the closer probe first.
-    fn fence_content(&mut self, b: &mut Block, end: usize, ids: &mut u64, out: &mut Vec<Event>) -> Next {
+    fn fence_content(
+        &mut self,
+        b: &mut Block,
+        end: usize,
+        ids: &mut u64,
+        out: &mut Vec<Event>,
+    ) -> Next {
         let Closer::Fence {
             fence,
             probe,
@@ -240,7 +252,15 @@ impl Machine {
     ) -> Next {
         let scanner = match &mut b.content {
             Content::Xml => {
-                self.end_block(b, to, Ending::Complete { missing_closer: false }, ids, out);
+                self.end_block(
+                    b,
+                    to,
+                    Ending::Complete {
+                        missing_closer: false,
+                    },
+                    ids,
+                    out,
+                );
                 return Next::Over;
             }
             Content::Json(s) => s,
@@ -255,7 +275,15 @@ impl Machine {
                 // Complete, yet undecided: no value at all. Narrative.
                 return self.not_an_action_block(b, ids, out);
             }
-            self.end_block(b, to, Ending::Complete { missing_closer: false }, ids, out);
+            self.end_block(
+                b,
+                to,
+                Ending::Complete {
+                    missing_closer: false,
+                },
+                ids,
+                out,
+            );
             return Next::Over;
         }
         // The JSON is still open: the closer is content, unless the block
@@ -315,7 +343,14 @@ impl Machine {
             self.emit_narrative_to(raw_end, out);
         } else {
             let slots = first.slots;
-            self.end_block_invalid(b, raw_end, slots, vec![ActionError::whole(message)], ids, out);
+            self.end_block_invalid(
+                b,
+                raw_end,
+                slots,
+                vec![ActionError::whole(message)],
+                ids,
+                out,
+            );
         }
         self.take_over(ids, out);
         Next::Replaced
@@ -379,9 +414,8 @@ impl Machine {
             return self.not_an_action_block(b, ids, out);
         }
         let end = self.pos;
-        let message = format!(
-            "the block is larger than the {limit}-byte limit; its actions were not read"
-        );
+        let message =
+            format!("the block is larger than the {limit}-byte limit; its actions were not read");
         self.end_block(b, end, Ending::Broken(message), ids, out);
         // The rest of the block up to its closer is narrative.
         self.state = match &b.closer {
@@ -413,7 +447,11 @@ impl Machine {
         };
         let end = self.end();
         // A closing fence line without its line ending closes the block.
-        if let Closer::Fence { probe: Some((p, from)), .. } = &b.closer {
+        if let Closer::Fence {
+            probe: Some((p, from)),
+            ..
+        } = &b.closer
+        {
             let from = *from;
             if p.complete_at_eof() {
                 self.pos = end;
@@ -453,7 +491,15 @@ impl Machine {
             return;
         }
         if complete {
-            self.end_block(&mut b, end, Ending::Complete { missing_closer: true }, ids, out);
+            self.end_block(
+                &mut b,
+                end,
+                Ending::Complete {
+                    missing_closer: true,
+                },
+                ids,
+                out,
+            );
             return;
         }
         let message = match &b.content {
@@ -480,7 +526,14 @@ impl Machine {
     }
 
     /// Ends the block at `to` and emits its events.
-    fn end_block(&mut self, b: &mut Block, to: usize, ending: Ending, ids: &mut u64, out: &mut Vec<Event>) {
+    fn end_block(
+        &mut self,
+        b: &mut Block,
+        to: usize,
+        ending: Ending,
+        ids: &mut u64,
+        out: &mut Vec<Event>,
+    ) {
         let slots: Vec<(Option<u64>, Option<String>)> = match &b.content {
             Content::Json(s) => s
                 .slots
@@ -505,10 +558,15 @@ impl Machine {
                         Closer::Fence { .. } => "closing fence",
                         Closer::Tag { .. } => "closing tag",
                     };
-                    let message = format!(
-                        "the block has no {what} (strict mode repairs nothing)"
+                    let message = format!("the block has no {what} (strict mode repairs nothing)");
+                    self.end_block_invalid(
+                        b,
+                        to,
+                        slots,
+                        vec![ActionError::whole(message)],
+                        ids,
+                        out,
                     );
-                    self.end_block_invalid(b, to, slots, vec![ActionError::whole(message)], ids, out);
                     return;
                 }
                 self.end_block_complete(b, to, missing_closer, ids, out);
@@ -552,7 +610,11 @@ impl Machine {
         if let Some(id) = b.attr_id {
             list.push((id, b.name_attr.clone()));
         } else {
-            let slots = if slots.is_empty() { vec![(None, None)] } else { slots };
+            let slots = if slots.is_empty() {
+                vec![(None, None)]
+            } else {
+                slots
+            };
             for (id, name) in slots {
                 let id = match id {
                     Some(id) => id,
@@ -608,8 +670,7 @@ impl Machine {
         let cfg = &shared.cfg;
         let discriminators = shared.discriminators.clone();
         // Each action: (slot id, name, result).
-        let mut actions: Vec<(Option<u64>, Option<String>, Result<(Value, Vec<(RepairKind, usize)>), Vec<ActionError>>)> =
-            Vec::new();
+        let mut actions: Vec<(Option<u64>, Option<String>, Shaped)> = Vec::new();
         let mut repairs: Vec<(RepairKind, usize)> = Vec::new();
         let scanner_for_xml;
         let scanner: &JsonScanner = match &b.content {
@@ -620,7 +681,8 @@ impl Machine {
             }
             Content::Xml => {
                 // XML children become one object, named by the usual rules.
-                let mut s = JsonScanner::new(Naming::Action, false, cfg.max_depth, discriminators.clone());
+                let mut s =
+                    JsonScanner::new(Naming::Action, false, cfg.max_depth, discriminators.clone());
                 match shape::xml_children(&content) {
                     Ok(v) => s.feed(&v.to_string()),
                     Err(e) => {
@@ -725,9 +787,9 @@ impl Machine {
                 (name, result) => Event::ActionInvalid(InvalidAction {
                     id: ActionId(id),
                     name,
-                    errors: result.err().unwrap_or_else(|| {
-                        vec![ActionError::whole("the action has no name")]
-                    }),
+                    errors: result
+                        .err()
+                        .unwrap_or_else(|| vec![ActionError::whole("the action has no name")]),
                     syntax: b.syntax,
                     tag: b.tag.clone(),
                     raw: raw.clone(),
@@ -739,8 +801,16 @@ impl Machine {
 }
 
 /// The arguments of a tag named by its `name` attribute: its content.
-fn attr_arguments(scanner: &JsonScanner, content: &str, xml: bool) -> Result<Value, Vec<ActionError>> {
-    let text = if xml { String::new() } else { scanner.repaired().trim().to_owned() };
+fn attr_arguments(
+    scanner: &JsonScanner,
+    content: &str,
+    xml: bool,
+) -> Result<Value, Vec<ActionError>> {
+    let text = if xml {
+        String::new()
+    } else {
+        scanner.repaired().trim().to_owned()
+    };
     if xml {
         return shape::xml_children(content).map_err(|e| vec![e]);
     }
@@ -753,7 +823,8 @@ fn attr_arguments(scanner: &JsonScanner, content: &str, xml: bool) -> Result<Val
             scanner.values
         ))]);
     }
-    serde_json::from_str(&text).map_err(|e| vec![ActionError::whole(format!("the JSON cannot be read: {e}"))])
+    serde_json::from_str(&text)
+        .map_err(|e| vec![ActionError::whole(format!("the JSON cannot be read: {e}"))])
 }
 
 /// The arguments of one slot, validated.
@@ -762,7 +833,7 @@ fn slot_action(
     repaired: &str,
     cfg: &crate::Config,
     discriminators: &[String],
-) -> Result<(Value, Vec<(RepairKind, usize)>), Vec<ActionError>> {
+) -> Shaped {
     let Some((start, end)) = slot.range else {
         return Err(vec![ActionError::whole("the action's JSON is incomplete")]);
     };
@@ -776,12 +847,16 @@ fn slot_action(
         ))]);
     };
     let (Some(name), Some(key)) = (&slot.name, slot.name_key) else {
-        let d = discriminators.first().map(String::as_str).unwrap_or("action");
+        let d = discriminators
+            .first()
+            .map(String::as_str)
+            .unwrap_or("action");
         return Err(vec![ActionError::whole(format!(
             "the object has no name: expected a string under \"{d}\" (or \"name\" with \"arguments\")"
         ))]);
     };
-    let (args, repair) = shape::arguments(obj, key, discriminators, cfg.strict).map_err(|e| vec![e])?;
+    let (args, repair) =
+        shape::arguments(obj, key, discriminators, cfg.strict).map_err(|e| vec![e])?;
     let errors = validate(cfg, name, &args);
     if errors.is_empty() {
         let at = |field: &str| {
@@ -790,7 +865,13 @@ fn slot_action(
                 .find(|(k, _)| *k == field)
                 .map_or(0, |&(_, at)| at)
         };
-        Ok((args, repair.map(|f| (RepairKind::ArgumentsAsString, at(f))).into_iter().collect()))
+        Ok((
+            args,
+            repair
+                .map(|f| (RepairKind::ArgumentsAsString, at(f)))
+                .into_iter()
+                .collect(),
+        ))
     } else {
         Err(errors)
     }

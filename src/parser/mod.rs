@@ -64,9 +64,7 @@ use memchr::{memchr, memchr3};
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::event::{
-    Action, ActionError, ActionId, Event, InvalidAction, Syntax,
-};
+use crate::event::{Action, ActionError, ActionId, Event, InvalidAction, Syntax};
 use crate::scan::fence::{CloseProbe, Fence, OpenProbe, Probe};
 use crate::scan::json::{JsonScanner, Naming};
 use crate::scan::tag::{TagProbe, MAX_OPENER};
@@ -193,13 +191,13 @@ impl Parser {
         // Ready for a new response.
         let shared = self.m.shared.clone();
         self.m = Machine::new(shared, 0, 0);
-        self.utf8 = Utf8Decoder::new();
         self.ids = 0;
         self.public.clear();
         self.next_public = 0;
     }
 
-    /// How many invalid UTF-8 sequences [`Parser::push_bytes`] replaced.
+    /// How many invalid UTF-8 sequences [`Parser::push_bytes`] replaced
+    /// since the parser was made.
     pub fn replaced(&self) -> u64 {
         self.utf8.replaced()
     }
@@ -418,7 +416,7 @@ enum State {
 /// How a block's content is read.
 #[derive(Debug, Clone)]
 enum Content {
-    Json(JsonScanner),
+    Json(Box<JsonScanner>),
     /// XML child elements: the block closes at its first closing tag.
     Xml,
 }
@@ -679,7 +677,7 @@ impl Machine {
             return Flow::Go;
         };
         let from = *from;
-        let bytes = &self.buf.as_bytes()[..];
+        let bytes = self.buf.as_bytes();
         let mut verdict = Probe::More;
         while self.pos < end {
             if self.pos - from > MAX_OPENER {
@@ -723,7 +721,13 @@ impl Machine {
         self.state = State::Text;
     }
 
-    fn fence_opened(&mut self, probe: &OpenProbe, from: usize, ids: &mut u64, out: &mut Vec<Event>) {
+    fn fence_opened(
+        &mut self,
+        probe: &OpenProbe,
+        from: usize,
+        ids: &mut u64,
+        out: &mut Vec<Event>,
+    ) {
         let fence = probe.fence();
         let tag = probe.tag().unwrap_or("").to_owned();
         let cfg = self.cfg();
@@ -754,7 +758,7 @@ impl Machine {
                 probe: None,
                 at_line_start: true,
             },
-            content: Content::Json(self.scanner(naming)),
+            content: Content::Json(Box::new(self.scanner(naming))),
             content_start: self.pos,
             generic,
             name_attr: None,
@@ -836,7 +840,7 @@ impl Machine {
         let content = if first == b'<' {
             Content::Xml
         } else {
-            Content::Json(self.scanner(Naming::Action))
+            Content::Json(Box::new(self.scanner(Naming::Action)))
         };
         let mut block = Block {
             syntax: Syntax::Tag,
@@ -949,7 +953,10 @@ impl Machine {
             return Flow::Go;
         };
         let closer = &self.shared.closers[name];
-        match find_closer(&self.buf.as_bytes()[self.pos - self.base..], closer.as_bytes()) {
+        match find_closer(
+            &self.buf.as_bytes()[self.pos - self.base..],
+            closer.as_bytes(),
+        ) {
             Found::At(i) => {
                 self.pos += i + closer.len();
                 self.line.new_line();
@@ -971,8 +978,30 @@ fn plain_line_start(c: u8) -> bool {
         || c >= 0x80
         || matches!(
             c,
-            b'.' | b',' | b'!' | b'?' | b'"' | b'\'' | b'(' | b')' | b'[' | b']' | b'#' | b'|' | b'_'
-                | b'=' | b':' | b';' | b'/' | b'&' | b'>' | b'@' | b'$' | b'%' | b'^' | b'{' | b'}'
+            b'.' | b','
+                | b'!'
+                | b'?'
+                | b'"'
+                | b'\''
+                | b'('
+                | b')'
+                | b'['
+                | b']'
+                | b'#'
+                | b'|'
+                | b'_'
+                | b'='
+                | b':'
+                | b';'
+                | b'/'
+                | b'&'
+                | b'>'
+                | b'@'
+                | b'$'
+                | b'%'
+                | b'^'
+                | b'{'
+                | b'}'
         )
 }
 
@@ -1008,4 +1037,3 @@ enum BlockFlow {
     /// The machine was replaced by its shadow, which has run already.
     Replaced,
 }
-

@@ -309,7 +309,10 @@ mod tests {
     #[test]
     fn openers() {
         assert_eq!(open("```json\n", 3).map(|x| x.1), Some("json".into()));
-        assert_eq!(open("   ~~~~ JSON extra `x`\n", 3).map(|x| x.1), Some("json".into()));
+        assert_eq!(
+            open("   ~~~~ JSON extra `x`\n", 3).map(|x| x.1),
+            Some("json".into())
+        );
         assert_eq!(open("```\n", 3).map(|x| x.1), Some(String::new()));
         assert_eq!(open("```", 3).map(|x| x.1), Some(String::new()));
         assert!(open("    ```json\n", 3).is_none());
@@ -332,7 +335,11 @@ mod tests {
 
     #[test]
     fn closers() {
-        let f = Fence { ch: b'`', len: 3, indent: 0 };
+        let f = Fence {
+            ch: b'`',
+            len: 3,
+            indent: 0,
+        };
         assert!(closes(f, "```\n"));
         assert!(closes(f, "   ````  \r\n"));
         assert!(closes(f, "```"));
@@ -340,7 +347,11 @@ mod tests {
         assert!(!closes(f, "```json\n"));
         assert!(!closes(f, "    ```\n"));
         assert!(!closes(f, "~~~\n"));
-        let f4 = Fence { ch: b'~', len: 4, indent: 5 };
+        let f4 = Fence {
+            ch: b'~',
+            len: 4,
+            indent: 5,
+        };
         assert!(closes(f4, "     ~~~~\n"));
         assert!(!closes(f4, "~~~\n"));
     }

@@ -156,19 +156,31 @@ enum Capture {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Tok {
     /// Expecting a value; `close` allows `]` (empty array, or a trailing comma).
-    Value { close: bool },
+    Value {
+        close: bool,
+    },
     /// Expecting a key or, with `close`, `}`.
-    Key { close: bool },
+    Key {
+        close: bool,
+    },
     Colon,
     /// After a value inside a container: `,` or the closer.
     After,
-    Str { cap: Capture, esc: Esc },
-    Lit { word: &'static [u8], at: u8 },
+    Str {
+        cap: Capture,
+        esc: Esc,
+    },
+    Lit {
+        word: &'static [u8],
+        at: u8,
+    },
     Num(Num),
     /// Saw `/` where white space may stand.
     Slash,
     LineComment,
-    BlockComment { star: bool },
+    BlockComment {
+        star: bool,
+    },
 }
 
 /// Keys of the action object whose value is being read.
@@ -294,7 +306,11 @@ impl JsonScanner {
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
-            if let Tok::Str { cap, esc: Esc::None } = self.tok {
+            if let Tok::Str {
+                cap,
+                esc: Esc::None,
+            } = self.tok
+            {
                 // Fast path: copy a run of plain string bytes at once.
                 let run = bytes[i..]
                     .iter()
@@ -447,7 +463,11 @@ impl JsonScanner {
                         return Err("expected four hex digits after \\u");
                     }
                     self.out.push(b as char);
-                    let esc = if n == 3 { Esc::None } else { Esc::Unicode(n + 1) };
+                    let esc = if n == 3 {
+                        Esc::None
+                    } else {
+                        Esc::Unicode(n + 1)
+                    };
                     self.tok = Tok::Str { cap, esc };
                 }
                 // Plain string bytes are taken by the fast path in `feed`.
@@ -519,17 +539,37 @@ impl JsonScanner {
     }
 
     fn value_start(&mut self, b: u8) -> Result<(), &'static str> {
-        if !matches!(b, b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n') {
+        if !matches!(
+            b,
+            b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
+        ) {
             return Err("expected a JSON value");
         }
         self.comma = None;
         let depth = self.stack.len();
         let top = self.stack.last().copied();
-        let slot_context = matches!(top, None | Some(Frame { role: Role::Slots, .. }));
-        let in_action = matches!(top, Some(Frame { role: Role::Action(_), .. }));
+        let slot_context = matches!(
+            top,
+            None | Some(Frame {
+                role: Role::Slots,
+                ..
+            })
+        );
+        let in_action = matches!(
+            top,
+            Some(Frame {
+                role: Role::Action(_),
+                ..
+            })
+        );
         let key = if in_action { self.key } else { KeyClass::Other };
-        if let (KeyClass::Args(k) | KeyClass::ArgsOrInput(k), Some(Frame { role: Role::Action(slot), .. })) =
-            (key, top)
+        if let (
+            KeyClass::Args(k) | KeyClass::ArgsOrInput(k),
+            Some(Frame {
+                role: Role::Action(slot),
+                ..
+            }),
+        ) = (key, top)
         {
             let at = self.pos + self.cursor;
             if let Some(s) = self.slots.get_mut(slot as usize) {
@@ -545,8 +585,8 @@ impl JsonScanner {
             }
             return self.open(false, Role::Slots);
         }
-        if slot_context {
-            if !(b == b'[' && top.is_none()) {
+        if slot_context && !(b == b'[' && top.is_none()) {
+            {
                 if self.slots.is_empty() && b != b'{' && self.decision.is_none() {
                     self.decision = Some(false);
                 }
@@ -568,7 +608,11 @@ impl JsonScanner {
                 self.open(true, role)
             }
             b'[' => {
-                let role = if top.is_none() { Role::Slots } else { Role::Plain };
+                let role = if top.is_none() {
+                    Role::Slots
+                } else {
+                    Role::Plain
+                };
                 self.open(false, role)
             }
             b'"' => {
@@ -707,8 +751,13 @@ impl JsonScanner {
                 self.tok = Tok::Colon;
             }
             Capture::NameValue(k) => {
-                if let (Some(v), Some(Frame { role: Role::Action(slot), .. })) =
-                    (self.string_text(), self.stack.last().copied())
+                if let (
+                    Some(v),
+                    Some(Frame {
+                        role: Role::Action(slot),
+                        ..
+                    }),
+                ) = (self.string_text(), self.stack.last().copied())
                 {
                     let idx = slot as usize;
                     if let Some(s) = self.slots.get_mut(idx) {
@@ -720,7 +769,7 @@ impl JsonScanner {
                                 self.named.push(idx);
                             }
                             NameKey::Discriminator(_) | NameKey::Type => {
-                                if s.best.as_ref().is_none_or(|(b, _)| k.rank() < b.rank()) {
+                                if s.best.as_ref().map_or(true, |(b, _)| k.rank() < b.rank()) {
                                     s.best = Some((k, v));
                                 }
                             }
@@ -771,7 +820,9 @@ impl JsonScanner {
             "arguments" => KeyClass::ArgsOrInput("arguments"),
             "input" => KeyClass::ArgsOrInput("input"),
             "parameters" => KeyClass::Args("parameters"),
-            "actions" if self.first_key && self.naming == Naming::Action && self.stack.len() == 1 => {
+            "actions"
+                if self.first_key && self.naming == Naming::Action && self.stack.len() == 1 =>
+            {
                 KeyClass::Actions
             }
             _ => KeyClass::Other,
@@ -847,9 +898,7 @@ impl Slot {
 
     /// The name if certain, else the best guess from what was read whole.
     pub fn name_or_guess(&self) -> Option<String> {
-        self.name
-            .clone()
-            .or_else(|| self.resolve().map(|(_, n)| n))
+        self.name.clone().or_else(|| self.resolve().map(|(_, n)| n))
     }
 }
 
