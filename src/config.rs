@@ -130,7 +130,9 @@ impl Config {
 
     /// Whether `tag` (any case) is a generic fence tag.
     pub fn is_generic_fence_tag(&self, tag: &str) -> bool {
-        self.generic_tags.iter().any(|t| t.eq_ignore_ascii_case(tag))
+        self.generic_tags
+            .iter()
+            .any(|t| t.eq_ignore_ascii_case(tag))
     }
 
     /// The call tag names.

@@ -46,10 +46,10 @@ pub mod feedback;
 pub mod oracle;
 mod parser;
 mod scan;
+mod shape;
 pub mod sse;
 #[cfg(feature = "stream")]
 pub mod stream;
-mod shape;
 mod utf8;
 mod validate;
 

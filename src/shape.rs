@@ -137,4 +137,3 @@ pub fn xml_children(content: &str) -> Result<Value, ActionError> {
         rest = next;
     }
 }
-

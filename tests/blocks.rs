@@ -36,7 +36,13 @@ fn backticks_inside_json_strings() {
 fn literal_newline_and_fence_line_inside_string() {
     let input = "```json\n{\"action\": \"note\", \"body\": \"before\n```\nafter\"}\n```\ntail\n";
     let e = parse(input);
-    assert_eq!(summary(&e)[..2], ["S0:note".to_string(), r#"C0:note:{"body":"before\n```\nafter"}"#.to_string()]);
+    assert_eq!(
+        summary(&e)[..2],
+        [
+            "S0:note".to_string(),
+            r#"C0:note:{"body":"before\n```\nafter"}"#.to_string()
+        ]
+    );
     assert_eq!(summary(&e)[2], "N:tail\n");
 }
 
@@ -70,7 +76,11 @@ fn multiple_blocks_and_arrays() {
     let e = parse(input);
     assert_eq!(
         completed(&e),
-        [r#"create_branch:{"branch_name":"f"}"#, r#"update_plan:{"plan":"P1"}"#, "x:{}"]
+        [
+            r#"create_branch:{"branch_name":"f"}"#,
+            r#"update_plan:{"plan":"P1"}"#,
+            "x:{}"
+        ]
     );
 }
 
@@ -100,7 +110,10 @@ fn unclosed_action_block_with_complete_json_completes() {
     assert_eq!(completed(&e), [r#"create_task:{"content":"test"}"#]);
     match e.last() {
         Some(actionstream::Event::ActionComplete(a)) => {
-            assert_eq!(a.repairs.last().map(|r| r.kind.name()), Some("missing closer"))
+            assert_eq!(
+                a.repairs.last().map(|r| r.kind.name()),
+                Some("missing closer")
+            )
         }
         other => panic!("{other:?}"),
     }
@@ -112,13 +125,17 @@ fn unclosed_cut_off_block_is_invalid() {
     let s = summary(&e);
     assert_eq!(s[0], "N:text\n");
     assert_eq!(s[1], "S0:create_task");
-    assert!(s[2].starts_with("I0:create_task:the response ended"), "{s:?}");
+    assert!(
+        s[2].starts_with("I0:create_task:the response ended"),
+        "{s:?}"
+    );
 }
 
 #[test]
 fn wrong_block_name_action_is_an_action_tag() {
     // `action` is an action tag too: the seed's "wrong block name" is read.
-    let e = parse("```action\n{\"actions\": [{\"type\": \"create_task\", \"content\": \"x\"}]}\n```\n");
+    let e =
+        parse("```action\n{\"actions\": [{\"type\": \"create_task\", \"content\": \"x\"}]}\n```\n");
     assert_eq!(completed(&e), [r#"create_task:{"content":"x"}"#]);
 }
 
@@ -199,14 +216,20 @@ fn tag_with_name_attribute() {
 #[test]
 fn tag_with_openai_style_content() {
     let e = parse("<action_call>\n{\"name\":\"solana.token.analyzeToken\",\"arguments\":{\"mint\":\"abc\"}}\n</action_call>");
-    assert_eq!(completed(&e), [r#"solana.token.analyzeToken:{"mint":"abc"}"#]);
+    assert_eq!(
+        completed(&e),
+        [r#"solana.token.analyzeToken:{"mint":"abc"}"#]
+    );
 }
 
 #[test]
 fn tag_with_anthropic_style_content() {
-    let e = parse("<action_call>{\"tool_name\": \"search\", \"input\": {\"q\": \"x\"}}</action_call>");
+    let e =
+        parse("<action_call>{\"tool_name\": \"search\", \"input\": {\"q\": \"x\"}}</action_call>");
     assert_eq!(completed(&e), [r#"search:{"q":"x"}"#]);
-    let e = parse("<action_call>{\"function\": \"search\", \"arguments\": {\"q\": \"x\"}}</action_call>");
+    let e = parse(
+        "<action_call>{\"function\": \"search\", \"arguments\": {\"q\": \"x\"}}</action_call>",
+    );
     assert_eq!(completed(&e), [r#"search:{"q":"x"}"#]);
 }
 
@@ -232,8 +255,13 @@ fn xml_children_as_arguments() {
 
 #[test]
 fn closing_tag_inside_json_string() {
-    let e = parse("<action_call name=\"say\">{\"text\": \"</action_call> is the closer\"}</action_call>!");
-    assert_eq!(completed(&e), [r#"say:{"text":"</action_call> is the closer"}"#]);
+    let e = parse(
+        "<action_call name=\"say\">{\"text\": \"</action_call> is the closer\"}</action_call>!",
+    );
+    assert_eq!(
+        completed(&e),
+        [r#"say:{"text":"</action_call> is the closer"}"#]
+    );
     assert_eq!(summary(&e).last().map(String::as_str), Some("N:!"));
 }
 
@@ -274,7 +302,10 @@ fn empty_action_block_is_one_invalid_action() {
 fn non_object_values_are_invalid_actions() {
     let e = parse("```actions\n[{\"type\": \"a\"}, 42]\n```\n");
     assert_eq!(completed(&e), ["a:{}"]);
-    assert_eq!(invalid(&e), ["-:expected an action object, found an integer"]);
+    assert_eq!(
+        invalid(&e),
+        ["-:expected an action object, found an integer"]
+    );
 }
 
 #[test]
@@ -345,7 +376,9 @@ fn broken_after_closer_hands_over_to_the_text_after_it() {
 fn speculation_nests_and_unwinds() {
     let mut input = String::new();
     for i in 0..6 {
-        input.push_str(&format!("```json\n{{\"action\": \"a{i}\", \"s\": \"open\n```\nprose {i}\n"));
+        input.push_str(&format!(
+            "```json\n{{\"action\": \"a{i}\", \"s\": \"open\n```\nprose {i}\n"
+        ));
     }
     let e = parse(&input);
     // Every block is cut off: each ends at its first closer, invalid.

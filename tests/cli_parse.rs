@@ -12,7 +12,9 @@ fn bin() -> Command {
 }
 
 fn files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else { return };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
     for entry in entries.flatten() {
         let path = entry.path();
         if path.is_dir() {
@@ -31,14 +33,23 @@ fn run(file: &Path, extra: &[&str]) -> Vec<Value> {
         cmd.args(["--input", "sse"]);
     }
     let out = cmd.output().expect("run actionstream");
-    assert!(out.status.success(), "{}: {}", file.display(), String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
     let mut lines: Vec<Value> = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let v: Value = serde_json::from_str(line).expect("a JSON line");
         if v["event"] == "narrative" {
             if let Some(prev) = lines.last_mut() {
                 if prev["event"] == "narrative" {
-                    let joined = format!("{}{}", prev["text"].as_str().unwrap_or(""), v["text"].as_str().unwrap_or(""));
+                    let joined = format!(
+                        "{}{}",
+                        prev["text"].as_str().unwrap_or(""),
+                        v["text"].as_str().unwrap_or("")
+                    );
                     prev["text"] = Value::String(joined);
                     continue;
                 }
@@ -59,9 +70,19 @@ fn chunking_never_matters_on_every_bundled_file() {
     assert!(all.len() > 5);
     for file in &all {
         let whole = run(file, &[]);
-        assert_eq!(whole, run(file, &["--chunk-size", "1"]), "{} --chunk-size 1", file.display());
+        assert_eq!(
+            whole,
+            run(file, &["--chunk-size", "1"]),
+            "{} --chunk-size 1",
+            file.display()
+        );
         for seed in ["1", "42"] {
-            assert_eq!(whole, run(file, &["--random-chunks", seed]), "{} --random-chunks {seed}", file.display());
+            assert_eq!(
+                whole,
+                run(file, &["--random-chunks", seed]),
+                "{} --random-chunks {seed}",
+                file.display()
+            );
         }
     }
 }
@@ -75,11 +96,27 @@ fn release_plan_lines() {
         .filter(|l| l["event"] == "action_complete")
         .map(|l| l["name"].as_str().unwrap_or("").to_owned())
         .collect();
-    assert_eq!(names, ["update_plan", "create_branch", "create_issues", "search", "request_review"]);
-    let invalid: Vec<&Value> = lines.iter().filter(|l| l["event"] == "action_invalid").collect();
+    assert_eq!(
+        names,
+        [
+            "update_plan",
+            "create_branch",
+            "create_issues",
+            "search",
+            "request_review"
+        ]
+    );
+    let invalid: Vec<&Value> = lines
+        .iter()
+        .filter(|l| l["event"] == "action_invalid")
+        .collect();
     assert_eq!(invalid.len(), 1);
     assert_eq!(invalid[0]["name"], "escalate");
-    let issues = lines.iter().find(|l| l["name"] == "create_issues" && l["event"] == "action_complete").cloned().unwrap_or_default();
+    let issues = lines
+        .iter()
+        .find(|l| l["name"] == "create_issues" && l["event"] == "action_complete")
+        .cloned()
+        .unwrap_or_default();
     assert_eq!(issues["repairs"], serde_json::json!(["trailing comma"]));
     let span = issues["span"].as_array().cloned().unwrap_or_default();
     assert_eq!(span.len(), 2);
@@ -106,7 +143,10 @@ fn summary_line() {
         .filter(|l| l["event"] == "action_complete")
         .map(|l| l["raw"].as_str().unwrap_or("").len())
         .sum();
-    assert_eq!(v["narrative_bytes"].as_u64(), Some((text.len() - block_bytes) as u64));
+    assert_eq!(
+        v["narrative_bytes"].as_u64(),
+        Some((text.len() - block_bytes) as u64)
+    );
 }
 
 #[test]
@@ -131,17 +171,32 @@ fn stdin_and_dash() {
 
 #[test]
 fn bad_usage_and_unreadable_files_exit_2() {
-    let out = bin().args(["parse", "/no/such/file"]).output().expect("run");
+    let out = bin()
+        .args(["parse", "/no/such/file"])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.trim().lines().count(), 1, "{err}");
-    let out = bin().args(["parse", "--chunk-size", "0", "x"]).output().expect("run");
+    let out = bin()
+        .args(["parse", "--chunk-size", "0", "x"])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(2));
-    let out = bin().args(["parse", "--no-such-flag"]).output().expect("run");
+    let out = bin()
+        .args(["parse", "--no-such-flag"])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(2));
-    let out = bin().args(["parse", "--schema", "/no/such/schema.json", "x"]).output().expect("run");
+    let out = bin()
+        .args(["parse", "--schema", "/no/such/schema.json", "x"])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(2));
-    let out = bin().args(["parse", "--config", "/no/such/config.json"]).output().expect("run");
+    let out = bin()
+        .args(["parse", "--config", "/no/such/config.json"])
+        .output()
+        .expect("run");
     assert_eq!(out.status.code(), Some(2));
 }
 
@@ -151,7 +206,11 @@ fn invalid_utf8_is_reported_and_exit_is_0() {
     std::fs::create_dir_all(&dir).expect("dir");
     let file = dir.join("bad.txt");
     std::fs::write(&file, b"ok \xff done").expect("write");
-    let out = bin().args(["parse", "--chunk-size", "1"]).arg(&file).output().expect("run");
+    let out = bin()
+        .args(["parse", "--chunk-size", "1"])
+        .arg(&file)
+        .output()
+        .expect("run");
     assert!(out.status.success());
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("\u{FFFD}"));

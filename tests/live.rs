@@ -15,7 +15,10 @@ fn push_all(p: &mut Parser, parts: &[&str]) -> Vec<Event> {
 #[test]
 fn action_complete_comes_with_the_closing_fence_line() {
     let mut p = Parser::default();
-    let events = push_all(&mut p, &["Hi\n```json\n{\"action\": \"a\", \"n\": 1}\n", "```\n"]);
+    let events = push_all(
+        &mut p,
+        &["Hi\n```json\n{\"action\": \"a\", \"n\": 1}\n", "```\n"],
+    );
     assert!(
         matches!(events.last(), Some(Event::ActionComplete(a)) if a.name == "a"),
         "{events:?}"
@@ -33,21 +36,36 @@ fn action_complete_comes_with_the_closing_fence_line() {
 #[test]
 fn action_complete_comes_with_the_closing_tag() {
     let mut p = Parser::default();
-    let events = push_all(&mut p, &["<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_cal", "l>"]);
-    assert!(matches!(events.last(), Some(Event::ActionComplete(a)) if a.name == "f"), "{events:?}");
+    let events = push_all(
+        &mut p,
+        &[
+            "<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_cal",
+            "l>",
+        ],
+    );
+    assert!(
+        matches!(events.last(), Some(Event::ActionComplete(a)) if a.name == "f"),
+        "{events:?}"
+    );
 }
 
 #[test]
 fn action_started_before_the_block_closes() {
     let mut p = Parser::default();
-    let events = push_all(&mut p, &["```json\n{\"action\": \"search\"", ", \"q\": \"long"]);
+    let events = push_all(
+        &mut p,
+        &["```json\n{\"action\": \"search\"", ", \"q\": \"long"],
+    );
     assert!(
         matches!(events.last(), Some(Event::ActionStarted { name: Some(n), .. }) if n == "search"),
         "{events:?}"
     );
     let mut p = Parser::default();
     let events = push_all(&mut p, &["<action_call name=\"search\">{\"q\""]);
-    assert!(matches!(events.last(), Some(Event::ActionStarted { .. })), "{events:?}");
+    assert!(
+        matches!(events.last(), Some(Event::ActionStarted { .. })),
+        "{events:?}"
+    );
 }
 
 #[test]
@@ -76,7 +94,10 @@ fn generic_block_is_held_only_until_decided() {
     let events = push_all(&mut p, &["```json\n{\"config\": 1, \"x\": ["]);
     assert_eq!(actionstream::narrative(&events), "");
     let events = push_all(&mut p, &["2]}\nmore json text\n"]);
-    assert_eq!(actionstream::narrative(&events), "```json\n{\"config\": 1, \"x\": [2]}\nmore json text\n");
+    assert_eq!(
+        actionstream::narrative(&events),
+        "```json\n{\"config\": 1, \"x\": [2]}\nmore json text\n"
+    );
 }
 
 #[test]
@@ -96,17 +117,27 @@ fn unclosed_blocks_and_broken_json_are_invalid_events() {
 
 #[test]
 fn deep_nesting_is_invalid_not_a_crash() {
-    let input = format!("```json\n{{\"action\": \"deep\", \"x\": {}\n```\nafter\n", "[".repeat(100_000));
+    let input = format!(
+        "```json\n{{\"action\": \"deep\", \"x\": {}\n```\nafter\n",
+        "[".repeat(100_000)
+    );
     let mut p = Parser::default();
     let mut events = Vec::new();
     p.push(&input, &mut events);
     p.finish(&mut events);
     let errs = invalid(&events);
     assert_eq!(errs.len(), 1, "{errs:?}");
-    assert!(errs[0].contains("nested deeper than 128 levels"), "{errs:?}");
+    assert!(
+        errs[0].contains("nested deeper than 128 levels"),
+        "{errs:?}"
+    );
     assert!(actionstream::narrative(&events).ends_with("after\n"));
     // A smaller case at every chunking.
-    let small = format!("```json\n{{\"action\": \"deep\", \"x\": {}1{}}}\n```\n", "[".repeat(130), "]".repeat(130));
+    let small = format!(
+        "```json\n{{\"action\": \"deep\", \"x\": {}1{}}}\n```\n",
+        "[".repeat(130),
+        "]".repeat(130)
+    );
     assert!(invalid(&parse(&small))[0].contains("nested deeper"));
 }
 
@@ -119,7 +150,10 @@ fn block_over_the_size_limit() {
     let s = summary(&e);
     assert_eq!(s[0], "N:a\n");
     assert_eq!(s[1], "S0:big");
-    assert!(s[2].starts_with("I0:big:the block is larger than the 64-byte limit"), "{s:?}");
+    assert!(
+        s[2].starts_with("I0:big:the block is larger than the 64-byte limit"),
+        "{s:?}"
+    );
     match &e[2] {
         Event::ActionInvalid(a) => {
             assert_eq!(a.raw.len(), 64);
@@ -144,5 +178,9 @@ fn tag_block_over_the_size_limit() {
 fn strict_mode_missing_closer_is_invalid() {
     let config = Config::default().strict(true);
     let e = parse_with(&config, "```json\n{\"action\": \"a\"}\n");
-    assert!(invalid(&e)[0].contains("no closing fence"), "{:?}", invalid(&e));
+    assert!(
+        invalid(&e)[0].contains("no closing fence"),
+        "{:?}",
+        invalid(&e)
+    );
 }

@@ -119,8 +119,15 @@ impl OpenProbe {
     pub fn step(&mut self, b: u8) -> Probe {
         match self.phase {
             OpenPhase::Indent => match b {
-                b' ' => self.indent_by(1),
-                b'\t' => self.indent_by(4 - self.indent % 4),
+                // Deeper than a fence may stand: the line is text, and its
+                // indentation is not held back any longer.
+                b' ' | b'\t' => {
+                    let cols = if b == b' ' { 1 } else { 4 - self.indent % 4 };
+                    if self.indent + cols > self.max_indent {
+                        return Probe::No;
+                    }
+                    self.indent_by(cols)
+                }
                 b'`' | b'~' if self.indent <= self.max_indent => {
                     self.ch = b;
                     self.run = 1;

@@ -54,7 +54,11 @@ pub fn invalid(events: &[Event]) -> Vec<String> {
             Event::ActionInvalid(a) => Some(format!(
                 "{}:{}",
                 a.name.as_deref().unwrap_or("-"),
-                a.errors.iter().map(|e| e.to_string()).collect::<Vec<_>>().join("; ")
+                a.errors
+                    .iter()
+                    .map(|e| e.to_string())
+                    .collect::<Vec<_>>()
+                    .join("; ")
             )),
             _ => None,
         })

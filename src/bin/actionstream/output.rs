@@ -28,7 +28,12 @@ pub struct Counts {
 pub fn event_json(e: &Event) -> Value {
     match e {
         Event::Narrative(text) => json!({"event": "narrative", "text": text}),
-        Event::ActionStarted { id, name, syntax, tag } => json!({
+        Event::ActionStarted {
+            id,
+            name,
+            syntax,
+            tag,
+        } => json!({
             "event": "action_started", "id": id, "name": name, "syntax": syntax.as_str(), "tag": tag,
         }),
         Event::ActionComplete(a) => {
@@ -69,7 +74,11 @@ pub struct Writer<W: Write> {
 
 impl<W: Write> Writer<W> {
     pub fn new(out: W, style: Style) -> Self {
-        Writer { out, style, counts: Counts::default() }
+        Writer {
+            out,
+            style,
+            counts: Counts::default(),
+        }
     }
 
     /// Writes `events` and flushes.
@@ -127,7 +136,12 @@ impl<W: Write> Writer<W> {
     fn pretty(&mut self, e: &Event) -> std::io::Result<()> {
         match e {
             Event::Narrative(t) => write!(self.out, "{t}"),
-            Event::ActionStarted { id, name, syntax, tag } => writeln!(
+            Event::ActionStarted {
+                id,
+                name,
+                syntax,
+                tag,
+            } => writeln!(
                 self.out,
                 "\x1b[36m▶ #{id} {} \x1b[2m({} {tag})\x1b[0m",
                 name.as_deref().unwrap_or("(unnamed)"),
