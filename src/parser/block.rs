@@ -575,7 +575,7 @@ impl Machine {
     }
 
     /// Takes the block's raw text `[base, to)` out of the buffer.
-    fn take_raw(&mut self, b: &Block, to: usize) -> (Arc<str>, Span) {
+    fn take_raw(&mut self, b: &mut Block, to: usize) -> (Arc<str>, Span) {
         let from = self.start - self.base;
         let n = (to - self.start).min(self.buf.len() - from);
         let raw: Arc<str> = self.buf[from..from + n].into();
@@ -585,6 +585,9 @@ impl Machine {
         };
         self.start += n;
         self.pos = self.start;
+        if let Content::Json(s) = std::mem::replace(&mut b.content, Content::Xml) {
+            self.spare = Some(s);
+        }
         self.line.new_line();
         self.state = match b.closer {
             Closer::Fence { .. } => State::LineStart {

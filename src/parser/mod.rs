@@ -82,6 +82,8 @@ struct Shared {
     discriminators: Arc<[String]>,
     /// `</NAME>` for each tag name.
     closers: Vec<String>,
+    /// Bytes that begin a tag name.
+    tag_first: [bool; 256],
 }
 
 /// The streaming parser.
@@ -125,6 +127,15 @@ impl Parser {
         let shared = Arc::new(Shared {
             discriminators: config.discriminators.clone().into(),
             closers: config.xml_tags.iter().map(|n| format!("</{n}>")).collect(),
+            tag_first: {
+                let mut t = [false; 256];
+                for n in &config.xml_tags {
+                    if let Some(&b) = n.as_bytes().first() {
+                        t[usize::from(b)] = true;
+                    }
+                }
+                t
+            },
             cfg: config,
         });
         Parser {
@@ -485,6 +496,8 @@ struct Machine {
     spec_fed: usize,
     /// A shadow's events, kept until it takes over.
     pending: Vec<Event>,
+    /// The scanner of the last block, kept for the next one.
+    spare: Option<Box<JsonScanner>>,
 }
 
 /// What a step of the machine asks for.
@@ -512,6 +525,7 @@ impl Machine {
             spec: None,
             spec_fed: base,
             pending: Vec::new(),
+            spare: None,
         }
     }
 
@@ -655,6 +669,11 @@ impl Machine {
                 }
                 _ => {
                     self.pos = at + 1;
+                    // A `<` followed by a byte that begins no tag name is text.
+                    let next = rest.get(i + 1).copied();
+                    if next.is_some_and(|c| !self.shared.tag_first[usize::from(c)]) {
+                        continue;
+                    }
                     if self.line.code.is_none() {
                         self.state = State::TagOpen {
                             probe: TagProbe::new(),
@@ -758,7 +777,7 @@ impl Machine {
                 probe: None,
                 at_line_start: true,
             },
-            content: Content::Json(Box::new(self.scanner(naming))),
+            content: Content::Json(self.scanner(naming)),
             content_start: self.pos,
             generic,
             name_attr: None,
@@ -771,13 +790,19 @@ impl Machine {
         self.state = State::Block(Box::new(block));
     }
 
-    fn scanner(&self, naming: Naming) -> JsonScanner {
-        JsonScanner::new(
-            naming,
-            self.cfg().strict,
-            self.cfg().max_depth,
-            self.shared.discriminators.clone(),
-        )
+    fn scanner(&mut self, naming: Naming) -> Box<JsonScanner> {
+        match self.spare.take() {
+            Some(mut s) => {
+                s.reset(naming);
+                s
+            }
+            None => Box::new(JsonScanner::new(
+                naming,
+                self.cfg().strict,
+                self.cfg().max_depth,
+                self.shared.discriminators.clone(),
+            )),
+        }
     }
 
     fn tag_open(&mut self, ids: &mut u64, out: &mut Vec<Event>) -> Flow {
@@ -840,7 +865,7 @@ impl Machine {
         let content = if first == b'<' {
             Content::Xml
         } else {
-            Content::Json(Box::new(self.scanner(Naming::Action)))
+            Content::Json(self.scanner(Naming::Action))
         };
         let mut block = Block {
             syntax: Syntax::Tag,

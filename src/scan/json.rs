@@ -271,6 +271,35 @@ impl JsonScanner {
         }
     }
 
+    /// Makes this scanner new again for `naming`, keeping its buffers'
+    /// capacity: blocks follow each other, their scanners need not be
+    /// allocated anew.
+    pub fn reset(&mut self, naming: Naming) {
+        let mut stack = std::mem::take(&mut self.stack);
+        let mut out = std::mem::take(&mut self.out);
+        let mut slots = std::mem::take(&mut self.slots);
+        let mut named = std::mem::take(&mut self.named);
+        let mut repairs = std::mem::take(&mut self.repairs);
+        stack.clear();
+        out.clear();
+        slots.clear();
+        named.clear();
+        repairs.clear();
+        *self = JsonScanner {
+            stack,
+            out,
+            slots,
+            named,
+            repairs,
+            ..JsonScanner::new(
+                naming,
+                self.strict,
+                self.max_depth,
+                self.discriminators.clone(),
+            )
+        };
+    }
+
     /// The repaired copy of everything scanned.
     pub fn repaired(&self) -> &str {
         &self.out
