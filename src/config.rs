@@ -26,6 +26,7 @@ pub struct Config {
     pub(crate) strict: bool,
     pub(crate) max_block_bytes: usize,
     pub(crate) max_depth: usize,
+    pub(crate) action_deltas: bool,
     pub(crate) validator: Option<Arc<dyn Validator>>,
 }
 
@@ -39,6 +40,7 @@ impl fmt::Debug for Config {
             .field("strict", &self.strict)
             .field("max_block_bytes", &self.max_block_bytes)
             .field("max_depth", &self.max_depth)
+            .field("action_deltas", &self.action_deltas)
             .field("validator", &self.validator.is_some())
             .finish()
     }
@@ -54,6 +56,7 @@ impl Default for Config {
             strict: false,
             max_block_bytes: 1 << 20,
             max_depth: 128,
+            action_deltas: false,
             validator: None,
         }
     }
@@ -108,6 +111,29 @@ impl Config {
     /// The JSON nesting limit (default 128); deeper JSON is invalid.
     pub fn max_depth(mut self, depth: usize) -> Self {
         self.max_depth = depth.clamp(1, 4096);
+        self
+    }
+
+    /// Opt-in [`Event::ActionDelta`](crate::Event::ActionDelta) events: the
+    /// raw text of each started action's JSON as it arrives, so a UI can show
+    /// a tool's input being written. The deltas of one action, concatenated,
+    /// are the raw text of its JSON value (of the whole content, for a tag
+    /// named by its `name` attribute). Off by default.
+    ///
+    /// ```
+    /// use actionstream::{Config, Event};
+    /// let events = actionstream::parse_str_with(
+    ///     Config::default().action_deltas(true),
+    ///     "```json\n{\"action\": \"a\", \"x\": 1}\n```\n",
+    /// );
+    /// let body: String = events.iter().filter_map(|e| match e {
+    ///     Event::ActionDelta { text, .. } => Some(text.as_str()),
+    ///     _ => None,
+    /// }).collect();
+    /// assert_eq!(body, "{\"action\": \"a\", \"x\": 1}");
+    /// ```
+    pub fn action_deltas(mut self, on: bool) -> Self {
+        self.action_deltas = on;
         self
     }
 

@@ -233,6 +233,15 @@ pub enum Event {
         /// The fence tag (lowercase) or tag name.
         tag: String,
     },
+    /// Opt-in ([`Config::action_deltas`](crate::Config::action_deltas)): more
+    /// raw text of a started action's JSON, as it arrives. How the text is cut
+    /// depends on the chunks pushed; adjacent deltas of one id may be merged.
+    ActionDelta {
+        /// The action's id.
+        id: ActionId,
+        /// The new text.
+        text: String,
+    },
     /// An action closed and validated.
     ActionComplete(Action),
     /// An action could not be read, was cut off, or did not validate.
@@ -244,7 +253,7 @@ impl Event {
     pub fn id(&self) -> Option<ActionId> {
         match self {
             Event::Narrative(_) => None,
-            Event::ActionStarted { id, .. } => Some(*id),
+            Event::ActionStarted { id, .. } | Event::ActionDelta { id, .. } => Some(*id),
             Event::ActionComplete(a) => Some(a.id),
             Event::ActionInvalid(a) => Some(a.id),
         }

@@ -33,18 +33,30 @@ pub fn run_chunks<'a>(config: &Config, chunks: impl IntoIterator<Item = &'a [u8]
     merge(events)
 }
 
-/// Merges adjacent narrative events and drops empty ones.
+/// Merges adjacent narrative events, and adjacent deltas of one action, and
+/// drops empty ones: what is left does not depend on the chunking.
 pub fn merge(events: Vec<Event>) -> Vec<Event> {
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
     for e in events {
-        if let Event::Narrative(t) = &e {
-            if t.is_empty() {
-                continue;
+        match (&e, out.last_mut()) {
+            (Event::Narrative(t), _) | (Event::ActionDelta { text: t, .. }, _) if t.is_empty() => {
+                continue
             }
-            if let Some(Event::Narrative(prev)) = out.last_mut() {
+            (Event::Narrative(t), Some(Event::Narrative(prev))) => {
                 prev.push_str(t);
                 continue;
             }
+            (
+                Event::ActionDelta { id, text },
+                Some(Event::ActionDelta {
+                    id: prev_id,
+                    text: prev,
+                }),
+            ) if id == prev_id => {
+                prev.push_str(text);
+                continue;
+            }
+            _ => {}
         }
         out.push(e);
     }
@@ -173,7 +185,7 @@ pub fn assert_lossless(events: &[Event], text: &str) {
                     }
                 }
             }
-            Event::ActionStarted { .. } => {}
+            Event::ActionStarted { .. } | Event::ActionDelta { .. } => {}
         }
     }
     assert!(
@@ -203,6 +215,12 @@ pub fn assert_ids(events: &[Event]) {
                 "id {} ended without start, or twice",
                 a.id
             ),
+            Event::ActionDelta { id, .. } => {
+                assert!(
+                    open.contains(&id.0),
+                    "a delta of id {id} outside its start and end"
+                )
+            }
             Event::Narrative(_) => {}
         }
     }

@@ -50,6 +50,7 @@ fn run<'a>(config: &Config, chunks: impl IntoIterator<Item = &'a [u8]>, bound: u
                     assert!(open.insert(id.0), "id {id} started twice");
                     None
                 }
+                Event::ActionDelta { .. } => None,
                 Event::ActionComplete(a) => {
                     assert!(open.remove(&a.id.0), "id {} ended unstarted", a.id);
                     out.complete.push(a.name.clone());

@@ -184,3 +184,39 @@ fn strict_mode_missing_closer_is_invalid() {
         invalid(&e)
     );
 }
+
+#[test]
+fn action_deltas_concatenate_to_each_actions_raw_json() {
+    let config = Config::default().action_deltas(true);
+    let input = "Go.\n```actions\n[{\"type\": \"a\", \"q\": \"x\"},\n {\"n\": 1, \"type\": \"b\"}]\n```\n<action_call name=\"s\">{\"k\": [1, 2]}</action_call>";
+    let e = parse_with(&config, input);
+    assert_eq!(
+        summary(&e),
+        [
+            "N:Go.\n",
+            "S0:a",
+            r#"D0:{"type": "a", "q": "x"}"#,
+            "S1:b",
+            r#"D1:{"n": 1, "type": "b"}"#,
+            r#"C0:a:{"q":"x"}"#,
+            r#"C1:b:{"n":1}"#,
+            "S2:s",
+            r#"D2:{"k": [1, 2]}"#,
+            r#"C2:s:{"k":[1,2]}"#,
+        ]
+    );
+    // They come as the text arrives, before the block closes.
+    let mut p = Parser::new(config);
+    let events = push_all(
+        &mut p,
+        &["```json\n{\"action\": \"w\", \"body\": \"hel", "lo"],
+    );
+    let deltas: Vec<String> = events
+        .iter()
+        .filter_map(|e| match e {
+            Event::ActionDelta { text, .. } => Some(text.clone()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(deltas.concat(), "{\"action\": \"w\", \"body\": \"hello");
+}

@@ -135,6 +135,7 @@ fn summary(items: &[SseItem]) -> Vec<String> {
                 name.as_deref().unwrap_or("-"),
                 syntax.as_str()
             ),
+            SseItem::Event(Event::ActionDelta { id, text }) => format!("D{id}:{text}"),
             SseItem::Event(Event::ActionComplete(a)) => {
                 format!("C{}:{}:{}", a.id, a.name, a.arguments)
             }

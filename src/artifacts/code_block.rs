@@ -270,7 +270,7 @@ impl CodeBlocks {
             Event::Narrative(text) => return self.push(text, out),
             Event::ActionComplete(a) => (&a.raw, a.span, a.syntax, &a.tag),
             Event::ActionInvalid(a) => (&a.raw, a.span, a.syntax, &a.tag),
-            Event::ActionStarted { .. } => return,
+            Event::ActionStarted { .. } | Event::ActionDelta { .. } => return,
         };
         let Some(span) = span else { return };
         if span.start < self.offset {

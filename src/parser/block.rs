@@ -209,8 +209,20 @@ impl Machine {
                 None => return Next::Keep(BlockFlow::Go),
             }
         }
-        if b.attr_id.is_none() {
+        let deltas = self.shared.cfg.action_deltas;
+        if let Some(id) = b.attr_id {
+            scanner.take_named().for_each(drop);
+            if deltas {
+                let done = b.delta.map_or(0, |(_, d)| d);
+                let to = scanner.scanned();
+                self.push_delta(b, id, done, to, out);
+                b.delta = Some((usize::MAX, to));
+            }
+        } else {
             let named: Vec<usize> = scanner.take_named().collect();
+            if deltas {
+                self.deliver_current(b, out);
+            }
             for i in named {
                 if b.ids.len() <= i {
                     b.ids.resize(i + 1, None);
@@ -219,9 +231,16 @@ impl Machine {
                     let id = *ids;
                     *ids += 1;
                     b.ids[i] = Some(id);
+                    let (name, from) = match &b.content {
+                        Content::Json(s) => s
+                            .slots
+                            .get(i)
+                            .map_or((None, 0), |s| (s.name.clone(), s.raw_start)),
+                        Content::Xml => (None, 0),
+                    };
                     let event = Event::ActionStarted {
                         id: ActionId(id),
-                        name: scanner.slots[i].name.clone(),
+                        name,
                         syntax: b.syntax,
                         tag: b.tag.clone(),
                     };
@@ -229,16 +248,61 @@ impl Machine {
                         Some(first) => first.held.push(event),
                         None => out.push(event),
                     }
+                    if deltas {
+                        b.delta = Some((i, from));
+                        self.deliver_current(b, out);
+                    }
                 }
             }
-        } else {
-            scanner.take_named().for_each(drop);
+            if deltas {
+                self.deliver_current(b, out);
+            }
         }
+        let Content::Json(scanner) = &b.content else {
+            return Next::Keep(BlockFlow::Go);
+        };
         if let (Some(err), Some(_)) = (scanner.error.clone(), &b.first) {
             let message = self.json_error(b, err.offset, &err.message);
             return self.fail_at_first_closer(b, message, ids, out);
         }
         Next::Keep(BlockFlow::Go)
+    }
+
+    /// Delivers the raw text of the action in delivery, up to its end or to
+    /// what has been scanned.
+    fn deliver_current(&self, b: &mut Block, out: &mut Vec<Event>) {
+        let (Some((i, done)), Content::Json(scanner)) = (b.delta, &b.content) else {
+            return;
+        };
+        let Some(slot) = scanner.slots.get(i) else {
+            return;
+        };
+        let Some(Some(id)) = b.ids.get(i).copied() else {
+            return;
+        };
+        let to = slot.raw_end.unwrap_or_else(|| scanner.scanned());
+        let closed = slot.raw_end.is_some();
+        self.push_delta(b, id, done, to, out);
+        b.delta = if closed { None } else { Some((i, to)) };
+    }
+
+    /// Emits content `[from, to)` (offsets in the scanned content) as a delta.
+    fn push_delta(&self, b: &mut Block, id: u64, from: usize, to: usize, out: &mut Vec<Event>) {
+        if to <= from {
+            return;
+        }
+        let at = b.content_start - self.base;
+        let Some(text) = self.buf.get(at + from..at + to) else {
+            return;
+        };
+        let event = Event::ActionDelta {
+            id: ActionId(id),
+            text: text.to_owned(),
+        };
+        match &mut b.first {
+            Some(first) => first.held.push(event),
+            None => out.push(event),
+        }
     }
 
     /// A closer `[from, to)` was read.

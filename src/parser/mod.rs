@@ -318,6 +318,17 @@ impl Parser {
                     self.public.insert(id.0, public);
                     *id = public;
                 }
+                Event::ActionDelta { id, text } => {
+                    if let Some(public) = self.public.get(&id.0) {
+                        *id = *public;
+                    }
+                    if let Some(Event::ActionDelta { id: prev, text: t }) = out.last_mut() {
+                        if prev == id {
+                            t.push_str(text);
+                            continue;
+                        }
+                    }
+                }
                 Event::ActionComplete(Action { id, .. })
                 | Event::ActionInvalid(InvalidAction { id, .. }) => {
                     if let Some(public) = self.public.remove(&id.0) {
@@ -473,6 +484,9 @@ struct Block {
     ids: Vec<Option<u64>>,
     /// Internal id of a tag named by its `name` attribute.
     attr_id: Option<u64>,
+    /// For action deltas: the slot being delivered and the offset (in the
+    /// scanned content) delivered up to.
+    delta: Option<(usize, usize)>,
     first: Option<FirstCloser>,
 }
 
@@ -784,6 +798,7 @@ impl Machine {
             attrs: Vec::new(),
             ids: Vec::new(),
             attr_id: None,
+            delta: None,
             first: None,
         };
         let _ = ids;
@@ -878,6 +893,7 @@ impl Machine {
             attrs,
             ids: Vec::new(),
             attr_id: None,
+            delta: None,
             first: None,
         };
         if let Some(n) = &block.name_attr {

@@ -84,6 +84,10 @@ pub(crate) struct Slot {
     pub args_at: Vec<(&'static str, usize)>,
     /// Where the value stands in the repaired copy, once closed.
     pub range: Option<(usize, usize)>,
+    /// Where the value begins in the scanned text.
+    pub raw_start: usize,
+    /// Where it ends in the scanned text, once closed.
+    pub raw_end: Option<usize>,
     start: usize,
     has_args: bool,
     has_input_or_args: bool,
@@ -232,6 +236,9 @@ pub(crate) struct JsonScanner {
     reprocess: bool,
     /// Index of the byte being stepped within the piece being fed.
     cursor: usize,
+    /// Where the value ending now ends in the scanned text, when that is not
+    /// just after the byte being stepped (numbers end at their delimiter).
+    end_at: Option<usize>,
 }
 
 const fn ws(b: u8) -> bool {
@@ -268,6 +275,7 @@ impl JsonScanner {
             values: 0,
             reprocess: false,
             cursor: 0,
+            end_at: None,
         }
     }
 
@@ -305,6 +313,11 @@ impl JsonScanner {
         &self.out
     }
 
+    /// Bytes scanned so far.
+    pub fn scanned(&self) -> usize {
+        self.pos
+    }
+
     /// Slots whose names became certain since the last call, in order.
     pub fn take_named(&mut self) -> std::vec::Drain<'_, usize> {
         self.named.drain(..)
@@ -318,6 +331,7 @@ impl JsonScanner {
         }
         match self.tok {
             Tok::Num(n) if n.terminal() => {
+                self.end_at = Some(self.pos);
                 self.value_done();
                 true
             }
@@ -354,6 +368,7 @@ impl JsonScanner {
                 match b {
                     b'"' => {
                         self.out.push('"');
+                        self.cursor = i;
                         i += 1;
                         self.string_done(cap);
                     }
@@ -535,6 +550,7 @@ impl JsonScanner {
                         self.tok = Tok::Num(next);
                     }
                     None if n.terminal() => {
+                        self.end_at = Some(self.pos + self.cursor);
                         self.value_done();
                         if self.stack.is_empty() && !ws(b) && b != b'/' {
                             return Err("expected white space after a top-level number");
@@ -621,6 +637,7 @@ impl JsonScanner {
                 }
                 self.slots.push(Slot {
                     start: self.out.len(),
+                    raw_start: self.pos + self.cursor,
                     ..Slot::default()
                 });
                 self.slot_depth = Some(depth);
@@ -753,11 +770,13 @@ impl JsonScanner {
         } else {
             self.tok = Tok::After;
         }
+        let raw_end = self.end_at.take().unwrap_or(self.pos + self.cursor + 1);
         if self.slot_depth == Some(self.stack.len()) {
             self.slot_depth = None;
             let end = self.out.len();
             if let Some(s) = self.slots.last_mut() {
                 s.range = Some((s.start, end));
+                s.raw_end = Some(raw_end);
             }
         }
     }

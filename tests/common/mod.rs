@@ -15,7 +15,7 @@ pub fn parse_with(config: &Config, input: &str) -> Vec<Event> {
 }
 
 /// One line per event, short, for assertions:
-/// `N:text`, `S0:name`, `C0:name:{args}`, `I0:name:first error`.
+/// `N:text`, `S0:name`, `D0:delta`, `C0:name:{args}`, `I0:name:first error`.
 pub fn summary(events: &[Event]) -> Vec<String> {
     events
         .iter()
@@ -24,6 +24,7 @@ pub fn summary(events: &[Event]) -> Vec<String> {
             Event::ActionStarted { id, name, .. } => {
                 format!("S{id}:{}", name.as_deref().unwrap_or("-"))
             }
+            Event::ActionDelta { id, text } => format!("D{id}:{text}"),
             Event::ActionComplete(a) => format!("C{}:{}:{}", a.id, a.name, a.arguments),
             Event::ActionInvalid(a) => format!(
                 "I{}:{}:{}",

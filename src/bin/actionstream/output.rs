@@ -28,6 +28,9 @@ pub struct Counts {
 pub fn event_json(e: &Event) -> Value {
     match e {
         Event::Narrative(text) => json!({"event": "narrative", "text": text}),
+        Event::ActionDelta { id, text } => {
+            json!({"event": "action_delta", "id": id, "text": text})
+        }
         Event::ActionStarted {
             id,
             name,
@@ -88,7 +91,7 @@ impl<W: Write> Writer<W> {
                 Event::Narrative(t) => self.counts.narrative_bytes += t.len(),
                 Event::ActionComplete(_) => self.counts.actions += 1,
                 Event::ActionInvalid(_) => self.counts.invalid += 1,
-                Event::ActionStarted { .. } => {}
+                Event::ActionStarted { .. } | Event::ActionDelta { .. } => {}
             }
             match self.style {
                 Style::Json => writeln!(self.out, "{}", event_json(e))?,
@@ -136,6 +139,7 @@ impl<W: Write> Writer<W> {
     fn pretty(&mut self, e: &Event) -> std::io::Result<()> {
         match e {
             Event::Narrative(t) => write!(self.out, "{t}"),
+            Event::ActionDelta { text, .. } => write!(self.out, "\x1b[2m{text}\x1b[0m"),
             Event::ActionStarted {
                 id,
                 name,

@@ -48,6 +48,10 @@ pub struct ParseOptions {
     /// `sse`: the input is a server-sent-event stream.
     #[arg(long, value_enum, default_value = "text")]
     pub input: InputKind,
+    /// Also print `action_delta` lines: the raw text of each started
+    /// action's JSON as it arrives.
+    #[arg(long)]
+    pub deltas: bool,
     /// Wait MS milliseconds after each push: replays a recorded response at
     /// a model's pace.
     #[arg(long, value_name = "MS")]
@@ -91,6 +95,9 @@ pub fn build_config(options: &ParseOptions, file: Option<&ConfigFile>) -> Result
     }
     if let Some(n) = options.max_block_bytes {
         config = config.max_block_bytes(n);
+    }
+    if options.deltas {
+        config = config.action_deltas(true);
     }
     if let Some(path) = &options.schema {
         let schemas = ConfigFile::load_schemas(path).map_err(|e| e.to_string())?;
