@@ -249,6 +249,23 @@ pub enum Event {
 }
 
 impl Event {
+    /// The raw text and span of an end event's block (`None` for other
+    /// events and for native calls). Actions of one block share them.
+    ///
+    /// ```
+    /// let events = actionstream::parse_str("a <tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>");
+    /// let (raw, span) = events.iter().find_map(|e| e.block()).unwrap();
+    /// assert_eq!(span.start, 2);
+    /// assert!(raw.starts_with("<tool_call>"));
+    /// ```
+    pub fn block(&self) -> Option<(&str, Span)> {
+        match self {
+            Event::ActionComplete(Action { raw, span, .. })
+            | Event::ActionInvalid(InvalidAction { raw, span, .. }) => span.map(|s| (&**raw, s)),
+            _ => None,
+        }
+    }
+
     /// The id of an action event; `None` for narrative.
     pub fn id(&self) -> Option<ActionId> {
         match self {

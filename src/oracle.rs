@@ -159,33 +159,17 @@ pub fn assert_lossless(events: &[Event], text: &str) {
     let mut rebuilt = String::with_capacity(text.len());
     let mut seen = BTreeSet::new();
     for e in events {
-        match e {
-            Event::Narrative(t) => rebuilt.push_str(t),
-            Event::ActionComplete(a) => {
-                if let Some(span) = a.span {
-                    if seen.insert((span.start, span.end)) {
-                        assert_eq!(
-                            span.start,
-                            rebuilt.len(),
-                            "block span starts where text left off"
-                        );
-                        rebuilt.push_str(&a.raw);
-                    }
-                }
+        if let Event::Narrative(t) = e {
+            rebuilt.push_str(t);
+        } else if let Some((raw, span)) = e.block() {
+            if seen.insert((span.start, span.end)) {
+                assert_eq!(
+                    span.start,
+                    rebuilt.len(),
+                    "block span starts where text left off"
+                );
+                rebuilt.push_str(raw);
             }
-            Event::ActionInvalid(a) => {
-                if let Some(span) = a.span {
-                    if seen.insert((span.start, span.end)) {
-                        assert_eq!(
-                            span.start,
-                            rebuilt.len(),
-                            "block span starts where text left off"
-                        );
-                        rebuilt.push_str(&a.raw);
-                    }
-                }
-            }
-            Event::ActionStarted { .. } | Event::ActionDelta { .. } => {}
         }
     }
     assert!(

@@ -314,40 +314,24 @@ impl Machine {
         ids: &mut u64,
         out: &mut Vec<Event>,
     ) -> Next {
-        let scanner = match &mut b.content {
-            Content::Xml => {
-                self.end_block(
-                    b,
-                    to,
-                    Ending::Complete {
-                        missing_closer: false,
-                    },
-                    ids,
-                    out,
-                );
-                return Next::Over;
-            }
-            Content::Json(s) => s,
+        let (error, at_rest) = match &mut b.content {
+            Content::Xml => (None, true),
+            Content::Json(s) => (s.error.clone(), s.error.is_none() && s.finish_value()),
         };
-        if let Some(err) = scanner.error.clone() {
+        if let Some(err) = error {
             let message = self.json_error(b, err.offset, &err.message);
             self.end_block(b, to, Ending::Broken(message), ids, out);
             return Next::Over;
         }
-        if scanner.finish_value() {
+        if at_rest {
             if b.generic == Some(false) {
                 // Complete, yet undecided: no value at all. Narrative.
                 return self.not_an_action_block(b, ids, out);
             }
-            self.end_block(
-                b,
-                to,
-                Ending::Complete {
-                    missing_closer: false,
-                },
-                ids,
-                out,
-            );
+            let ending = Ending::Complete {
+                missing_closer: false,
+            };
+            self.end_block(b, to, ending, ids, out);
             return Next::Over;
         }
         // The JSON is still open: the closer is content, unless the block

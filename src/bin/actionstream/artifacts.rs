@@ -1,7 +1,7 @@
 //! `actionstream artifacts`: the code blocks that name a file, written under
 //! a directory (or only listed), one JSON line each.
 
-use std::io::{self, Read, Write};
+use std::io::{self, Write};
 use std::path::PathBuf;
 
 use actionstream::artifacts::{Artifacts, CodeBlocks, OutDir};
@@ -39,22 +39,16 @@ pub fn main(args: ArtifactsArgs) -> Result<(), String> {
     let mut tracker = CodeBlocks::new();
     let mut artifacts = Artifacts::new();
     let (mut events, mut blocks) = (Vec::new(), Vec::new());
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(format!("cannot read the input: {e}")),
-        };
-        parser.push_bytes(&buf[..n], &mut events);
+    crate::parse::read_each(&mut *input, |data| {
+        parser.push_bytes(data, &mut events);
         for e in events.drain(..) {
             tracker.push_event(&e, &mut blocks);
         }
         for b in blocks.drain(..) {
             artifacts.add(&b);
         }
-    }
+        Ok(())
+    })?;
     parser.finish(&mut events);
     for e in events.drain(..) {
         tracker.push_event(&e, &mut blocks);

@@ -239,6 +239,22 @@ fn from_sse(item: SseItem) -> Item {
 }
 
 /// Reads `input` as it arrives and hands each batch of items to `sink`.
+/// Reads `input` to its end as it arrives, handing each read to `f`.
+pub fn read_each(
+    input: &mut dyn Read,
+    mut f: impl FnMut(&[u8]) -> Result<(), String>,
+) -> Result<(), String> {
+    let mut buf = vec![0u8; 64 * 1024];
+    loop {
+        match input.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => f(&buf[..n])?,
+            Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(format!("cannot read the input: {e}")),
+        }
+    }
+}
+
 pub fn drive(
     mut input: Box<dyn Read + Send>,
     options: &ParseOptions,
@@ -246,24 +262,17 @@ pub fn drive(
     mut sink: impl FnMut(Vec<Item>) -> io::Result<()>,
 ) -> Result<(), String> {
     let mut chunker = Chunker::new(options);
-    let mut buf = vec![0u8; 64 * 1024];
-    loop {
-        let n = match input.read(&mut buf) {
-            Ok(0) => break,
-            Ok(n) => n,
-            Err(e) if e.kind() == io::ErrorKind::Interrupted => continue,
-            Err(e) => return Err(format!("cannot read the input: {e}")),
-        };
+    read_each(&mut *input, |data| {
         match options.pace_ms {
             None => {
                 let mut items = Vec::new();
-                chunker.feed(&buf[..n], |chunk| parser.push(chunk, &mut items));
+                chunker.feed(data, |chunk| parser.push(chunk, &mut items));
                 sink(items).map_err(write_error)?;
             }
             Some(ms) => {
                 // One push at a time, each written out before the pause.
                 let mut chunks: Vec<Vec<u8>> = Vec::new();
-                chunker.feed(&buf[..n], |chunk| chunks.push(chunk.to_vec()));
+                chunker.feed(data, |chunk| chunks.push(chunk.to_vec()));
                 for chunk in chunks {
                     let mut items = Vec::new();
                     parser.push(&chunk, &mut items);
@@ -272,7 +281,8 @@ pub fn drive(
                 }
             }
         }
-    }
+        Ok(())
+    })?;
     let mut items = Vec::new();
     chunker.finish(|chunk| parser.push(chunk, &mut items));
     parser.finish(&mut items);
