@@ -394,3 +394,24 @@ fn closing_tag_in_string_then_broken() {
     assert!(s[1].starts_with("I0:x:"), "{s:?}");
     assert_eq!(s[2], "N: then {oops</action_call> tail");
 }
+
+#[test]
+fn json_outside_a_block_is_narrative() {
+    // Seed 001: actions outside a block are not parsed.
+    let input = "{\"type\": \"create_task\", \"content\": \"test\"}\n{\"actions\": []}";
+    assert_eq!(summary(&parse(input)), [format!("N:{input}")]);
+}
+
+#[test]
+fn key_value_content_is_not_guessed() {
+    // Seed 003's key=value fallback: the contract guesses nothing else, so a
+    // tag whose content is not JSON or XML is prose.
+    let input = "<action_call name=\"search\">query=test limit=5</action_call>";
+    assert_eq!(summary(&parse(input)), [format!("N:{input}")]);
+}
+
+#[test]
+fn upper_case_fence_tags_and_extra_info() {
+    let e = parse("```JSON title=\"plan\"\n{\"action\": \"a\"}\n```\n```Actions\n{\"type\": \"b\"}\n```\n");
+    assert_eq!(completed(&e), ["a:{}", "b:{}"]);
+}
