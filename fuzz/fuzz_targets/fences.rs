@@ -30,7 +30,13 @@ enum Line {
     Prose(Vec<ProseChar>),
     Blank,
     Indented(u8),
-    Fence { indent: u8, tilde: bool, len: u8, info: u8, trail: bool },
+    Fence {
+        indent: u8,
+        tilde: bool,
+        len: u8,
+        info: u8,
+        trail: bool,
+    },
     Action,
     Object,
 }
@@ -45,7 +51,17 @@ enum ProseChar {
     Colon,
 }
 
-const INFOS: [&str; 9] = ["json", "JSON", "json extra", "jsonx", "python", "", " json", "json`", "Json {"];
+const INFOS: [&str; 9] = [
+    "json",
+    "JSON",
+    "json extra",
+    "jsonx",
+    "python",
+    "",
+    " json",
+    "json`",
+    "Json {",
+];
 
 fn render(lines: &[Line], crlf: bool) -> String {
     let mut out = String::new();
@@ -71,7 +87,13 @@ fn render(lines: &[Line], crlf: bool) -> String {
                 out.push_str(&"`".repeat(*k as usize % 5));
                 out.push_str("code");
             }
-            Line::Fence { indent, tilde, len, info, trail } => {
+            Line::Fence {
+                indent,
+                tilde,
+                len,
+                info,
+                trail,
+            } => {
                 out.push_str(&" ".repeat(*indent as usize % 6));
                 let c = if *tilde { "~" } else { "`" };
                 out.push_str(&c.repeat(3 + *len as usize % 3));
@@ -93,7 +115,10 @@ fn render(lines: &[Line], crlf: bool) -> String {
 
 /// The line index of each byte offset's line.
 fn line_of(text: &str, at: usize) -> usize {
-    text.as_bytes()[..at].iter().filter(|&&b| b == b'\n').count()
+    text.as_bytes()[..at]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
 }
 
 #[derive(Debug, PartialEq, Eq)]
@@ -123,7 +148,9 @@ fn expected(doc: &str) -> Vec<Block> {
                 }
             }
             Md::End(pulldown_cmark::TagEnd::CodeBlock) => {
-                let Some((range, content, json)) = open.take() else { continue };
+                let Some((range, content, json)) = open.take() else {
+                    continue;
+                };
                 let lines: Vec<&str> = content
                     .lines()
                     .map(str::trim)
@@ -133,15 +160,16 @@ fn expected(doc: &str) -> Vec<Block> {
                 if !json || !lines.first().is_some_and(|l| is_action(l)) {
                     continue;
                 }
-                let complete = lines
-                    .iter()
-                    .all(|l| is_action(l))
-                    .then(|| {
-                        lines
-                            .iter()
-                            .map(|l| l.trim_start_matches("{\"action\":\"").trim_end_matches("\"}").to_string())
-                            .collect()
-                    });
+                let complete = lines.iter().all(|l| is_action(l)).then(|| {
+                    lines
+                        .iter()
+                        .map(|l| {
+                            l.trim_start_matches("{\"action\":\"")
+                                .trim_end_matches("\"}")
+                                .to_string()
+                        })
+                        .collect()
+                });
                 // The block ends at the end of its closing line, or runs to
                 // the end of the document.
                 let last = doc[range.clone()].trim_end_matches(['\n', '\r']);
@@ -184,7 +212,9 @@ fn ours(doc: &str, events: &[Event]) -> Vec<Block> {
                 a.syntax,
                 &a.tag,
                 Some(a.name.clone()),
-                a.repairs.iter().any(|r| r.kind == actionstream::RepairKind::MissingCloser),
+                a.repairs
+                    .iter()
+                    .any(|r| r.kind == actionstream::RepairKind::MissingCloser),
             ),
             Event::ActionInvalid(a) => (a.span, a.syntax, &a.tag, None, false),
             _ => continue,
@@ -226,5 +256,8 @@ fuzz_target!(|input: Input| {
     let events = common::check_chunkings(&Config::default(), doc.as_bytes(), &input.points);
     let want = expected(&doc);
     let got = ours(&doc, &events);
-    assert_eq!(got, want, "json action blocks differ from CommonMark in:\n{doc}");
+    assert_eq!(
+        got, want,
+        "json action blocks differ from CommonMark in:\n{doc}"
+    );
 });

@@ -106,21 +106,27 @@ fn check(config: &Config, text: &str, points: &[u16]) {
                 _ => None,
             })
             .collect();
-        let invalid = events.iter().any(|e| {
-            matches!(e, Event::ActionInvalid(a) if a.span.map(|s| s.start) == Some(0))
-        });
+        let invalid = events
+            .iter()
+            .any(|e| matches!(e, Event::ActionInvalid(a) if a.span.map(|s| s.start) == Some(0)));
         assert!(
             done.len() == 1 && !invalid,
             "serde_json reads {text:?} as one named object, we made {events:?}"
         );
         assert_eq!(done[0].name, name, "name of {text:?}");
         assert_eq!(done[0].arguments, args, "arguments of {text:?}");
-        assert!(done[0].repairs.is_empty(), "repairs on valid JSON {text:?}: {:?}", done[0].repairs);
+        assert!(
+            done[0].repairs.is_empty(),
+            "repairs on valid JSON {text:?}: {:?}",
+            done[0].repairs
+        );
         assert_eq!(done[0].raw.as_ref(), input, "the block is the whole input");
     }
 
     for e in &events {
-        let Event::ActionComplete(a) = e else { continue };
+        let Event::ActionComplete(a) = e else {
+            continue;
+        };
         if config.is_strict() {
             assert!(a.repairs.is_empty(), "strict mode listed repairs: {a:?}");
         }

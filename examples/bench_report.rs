@@ -1,0 +1,371 @@
+//! Measures the benchmark pairs in one process and prints markdown tables of
+//! ratios, so a noisy shared machine affects both sides of each ratio alike.
+//!
+//! ```text
+//! cargo run --release --example bench_report
+//! ```
+//!
+//! Sections: throughput whole and chunked; against serde_json alone on the
+//! same blocks; against a re-parse-per-chunk baseline; per-push latency;
+//! idle parser memory; linearity on hostile inputs; 10,000 concurrent
+//! responses through the `Stream` adapter on one tokio runtime.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::time::{Duration, Instant};
+
+use actionstream::{Config, Parser};
+
+#[path = "../benches/support/mod.rs"]
+mod support;
+
+/// Counts live heap bytes and their peak.
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let p = System.alloc(layout);
+        if !p.is_null() {
+            let now = LIVE.fetch_add(layout.size(), Ordering::Relaxed) + layout.size();
+            PEAK.fetch_max(now, Ordering::Relaxed);
+        }
+        p
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout);
+        LIVE.fetch_sub(layout.size(), Ordering::Relaxed);
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let p = System.realloc(ptr, layout, new_size);
+        if !p.is_null() {
+            if new_size >= layout.size() {
+                let now = LIVE.fetch_add(new_size - layout.size(), Ordering::Relaxed) + new_size
+                    - layout.size();
+                PEAK.fetch_max(now, Ordering::Relaxed);
+            } else {
+                LIVE.fetch_sub(layout.size() - new_size, Ordering::Relaxed);
+            }
+        }
+        p
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// The median of `runs` timings of `f`, each repeated until it takes at
+/// least 30 ms (per-call time).
+fn time<R>(runs: usize, mut f: impl FnMut() -> R) -> Duration {
+    let mut reps = 1u32;
+    loop {
+        let t = Instant::now();
+        for _ in 0..reps {
+            std::hint::black_box(f());
+        }
+        if t.elapsed() >= Duration::from_millis(30) {
+            break;
+        }
+        reps *= 2;
+    }
+    let mut samples: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..reps {
+                std::hint::black_box(f());
+            }
+            t.elapsed() / reps
+        })
+        .collect();
+    samples.sort();
+    samples[runs / 2]
+}
+
+fn mbps(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / d.as_secs_f64() / 1e6
+}
+
+fn verdict(ok: bool) -> &'static str {
+    if ok {
+        "met"
+    } else {
+        "NOT met"
+    }
+}
+
+fn main() {
+    let narrative = support::narrative_corpus(100_000);
+    let actions = support::action_corpus(100_000);
+    let mut targets: Vec<(String, String, bool)> = Vec::new();
+
+    // -- throughput -----------------------------------------------------
+    println!("### Throughput (100 KB responses)\n");
+    println!("| corpus | chunks | MB/s | vs whole |");
+    println!("|---|---|---:|---:|");
+    let mut whole_times = Vec::new();
+    for (name, text) in [("narrative-heavy", &narrative), ("action-heavy", &actions)] {
+        let whole = time(9, || support::parse_chunked(text.as_bytes(), 0));
+        whole_times.push(whole);
+        println!("| {name} | whole | {:.0} | 1.00 |", mbps(text.len(), whole));
+        for chunk in [1usize, 4, 16, 64] {
+            let d = time(5, || support::parse_chunked(text.as_bytes(), chunk));
+            let ratio = whole.as_secs_f64() / d.as_secs_f64();
+            println!(
+                "| {name} | {chunk} B | {:.0} | {ratio:.2} |",
+                mbps(text.len(), d)
+            );
+            if chunk == 4 {
+                targets.push((
+                    format!("4-byte chunks ≥ 40% of whole ({name})"),
+                    format!("{:.0}%", ratio * 100.0),
+                    ratio >= 0.4,
+                ));
+            }
+        }
+        if name == "narrative-heavy" {
+            let gbps = mbps(text.len(), whole) / 1000.0;
+            targets.push((
+                "whole input ≥ 1 GB/s on narrative".into(),
+                format!("{gbps:.2} GB/s"),
+                gbps >= 1.0,
+            ));
+        }
+    }
+
+    // -- serde_json floor -------------------------------------------------
+    println!("\n### Against serde_json alone on the same blocks (whole input)\n");
+    println!("| corpus | blocks | actionstream | serde_json::from_str of the blocks | ratio |");
+    println!("|---|---:|---:|---:|---:|");
+    for ((name, text), whole) in [("narrative-heavy", &narrative), ("action-heavy", &actions)]
+        .into_iter()
+        .zip(&whole_times)
+    {
+        let blocks = support::blocks(text);
+        let floor = time(9, || support::serde_floor(&blocks));
+        let ratio = whole.as_secs_f64() / floor.as_secs_f64();
+        println!(
+            "| {name} | {} | {:.0} µs | {:.0} µs | {ratio:.2}x |",
+            blocks.len(),
+            whole.as_secs_f64() * 1e6,
+            floor.as_secs_f64() * 1e6
+        );
+        if name == "action-heavy" {
+            targets.push((
+                "within 2x of serde_json on action-heavy".into(),
+                format!("{ratio:.2}x"),
+                ratio <= 2.0,
+            ));
+        }
+    }
+
+    // -- re-parse baseline ----------------------------------------------
+    println!(
+        "\n### Against re-parsing the accumulated text after every chunk (100 KB, 4-byte chunks)\n"
+    );
+    println!("| corpus | actionstream | re-parse baseline | speed-up |");
+    println!("|---|---:|---:|---:|");
+    for (name, text) in [("narrative-heavy", &narrative), ("action-heavy", &actions)] {
+        let ours = time(5, || support::parse_chunked(text.as_bytes(), 4));
+        let t = Instant::now();
+        std::hint::black_box(support::reparse_baseline(text, 4));
+        let base = t.elapsed();
+        let speedup = base.as_secs_f64() / ours.as_secs_f64();
+        println!(
+            "| {name} | {:.2} ms | {:.0} ms | {speedup:.0}x |",
+            ours.as_secs_f64() * 1e3,
+            base.as_secs_f64() * 1e3
+        );
+        targets.push((
+            format!("≥ 100x faster than re-parse baseline ({name})"),
+            format!("{speedup:.0}x"),
+            speedup >= 100.0,
+        ));
+    }
+
+    // -- per-push latency -------------------------------------------------
+    println!("\n### Per-push latency, 4-byte tokens\n");
+    println!("| corpus | median | p99 | max |");
+    println!("|---|---:|---:|---:|");
+    for (name, text) in [("narrative-heavy", &narrative), ("action-heavy", &actions)] {
+        let mut samples = Vec::with_capacity(text.len() / 4 * 3);
+        for _ in 0..3 {
+            let mut parser = Parser::default();
+            let mut events = Vec::new();
+            for token in text.as_bytes().chunks(4) {
+                let t = Instant::now();
+                parser.push_bytes(token, &mut events);
+                samples.push(t.elapsed());
+                events.clear();
+            }
+            parser.finish(&mut events);
+        }
+        samples.sort();
+        let at = |q: f64| samples[((samples.len() - 1) as f64 * q) as usize].as_nanos();
+        println!(
+            "| {name} | {} ns | {} ns | {} µs |",
+            at(0.5),
+            at(0.99),
+            samples[samples.len() - 1].as_micros()
+        );
+    }
+
+    // -- idle memory ------------------------------------------------------
+    println!("\n### Idle parser memory\n");
+    let before = LIVE.load(Ordering::Relaxed);
+    let mut parser = Parser::new(Config::default());
+    let fresh_heap = LIVE.load(Ordering::Relaxed) - before;
+    let mut events = Vec::new();
+    for c in actions.as_bytes().chunks(64) {
+        parser.push_bytes(c, &mut events);
+        events.clear();
+    }
+    parser.finish(&mut events);
+    drop(events);
+    let reused_heap = LIVE.load(Ordering::Relaxed) - before;
+    let size = std::mem::size_of::<Parser>();
+    println!("| state | size_of::<Parser>() | heap | total |");
+    println!("|---|---:|---:|---:|");
+    println!(
+        "| new | {size} B | {fresh_heap} B | {} B |",
+        size + fresh_heap
+    );
+    println!(
+        "| after a 100 KB response and finish | {size} B | {reused_heap} B | {} B |",
+        size + reused_heap
+    );
+    targets.push((
+        "idle parser < 1 KiB".into(),
+        format!("{} B", size + fresh_heap),
+        size + fresh_heap < 1024,
+    ));
+    drop(parser);
+
+    // -- linearity --------------------------------------------------------
+    println!("\n### Linearity: each hostile input at n and 2n bytes (64-byte chunks, and 1-byte chunks)\n");
+    println!("| input | n | t(n) | t(2n) / t(n), 64 B | t(2n) / t(n), 1 B |");
+    println!("|---|---:|---:|---:|---:|");
+    let mut worst: f64 = 0.0;
+    for name in support::HOSTILE {
+        let n = 400_000;
+        let small = support::hostile(name, n);
+        let big = support::hostile(name, 2 * n);
+        let t1 = time(5, || support::parse_chunked(small.as_bytes(), 64));
+        let t2 = time(5, || support::parse_chunked(big.as_bytes(), 64));
+        let b1 = time(3, || support::parse_chunked(small.as_bytes(), 1));
+        let b2 = time(3, || support::parse_chunked(big.as_bytes(), 1));
+        let (r64, r1) = (
+            t2.as_secs_f64() / t1.as_secs_f64(),
+            b2.as_secs_f64() / b1.as_secs_f64(),
+        );
+        worst = worst.max(r64).max(r1);
+        println!(
+            "| {name} | {} | {:.2} ms | {r64:.2} | {r1:.2} |",
+            small.len(),
+            t1.as_secs_f64() * 1e3
+        );
+    }
+    targets.push((
+        "time doubles with input (linearity), worst t(2n)/t(n)".into(),
+        format!("{worst:.2}"),
+        worst < 2.6,
+    ));
+
+    // -- scale ------------------------------------------------------------
+    scale();
+
+    println!("\n### Targets\n");
+    println!("| target | measured | |");
+    println!("|---|---:|---|");
+    for (what, got, ok) in targets {
+        println!("| {what} | {got} | {} |", verdict(ok));
+    }
+}
+
+/// 10,000 responses at once through `ParseExt::parse_events`, each fed in
+/// 16-byte chunks that yield to the runtime between chunks, on one
+/// current-thread tokio runtime; against the same responses parsed one
+/// after another with a plain `Parser`.
+fn scale() {
+    use actionstream::stream::ParseExt;
+    use futures::StreamExt;
+
+    const STREAMS: usize = 10_000;
+    let texts: Vec<&'static str> = (0..16)
+        .map(|i| &*Box::leak(support::action_corpus(1_500 + 100 * i).into_boxed_str()))
+        .collect();
+    let total: usize = (0..STREAMS).map(|i| texts[i % texts.len()].len()).sum();
+
+    let t = Instant::now();
+    let mut sequential = 0;
+    for i in 0..STREAMS {
+        sequential += support::parse_chunked(texts[i % texts.len()].as_bytes(), 16);
+    }
+    let seq = t.elapsed();
+
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .unwrap();
+    let live_before = LIVE.load(Ordering::Relaxed);
+    PEAK.store(live_before, Ordering::Relaxed);
+    let t = Instant::now();
+    let local = tokio::task::LocalSet::new();
+    let concurrent: usize = local.block_on(&rt, async {
+        let mut tasks = Vec::with_capacity(STREAMS);
+        for i in 0..STREAMS {
+            let text = texts[i % texts.len()];
+            tasks.push(tokio::task::spawn_local(async move {
+                let bytes: &'static [u8] = text.as_bytes();
+                let chunks = futures::stream::unfold(0usize, move |at| async move {
+                    if at >= bytes.len() {
+                        return None;
+                    }
+                    tokio::task::yield_now().await;
+                    let end = (at + 16).min(bytes.len());
+                    Some((Ok::<_, std::io::Error>(&bytes[at..end]), end))
+                });
+                let mut events = Box::pin(chunks).parse_events(Config::default());
+                let mut n = 0usize;
+                while let Some(e) = events.next().await {
+                    e.expect("no transport error");
+                    n += 1;
+                }
+                n
+            }));
+        }
+        let mut n = 0;
+        for t in tasks {
+            n += t.await.unwrap();
+        }
+        n
+    });
+    let conc = t.elapsed();
+    let peak = PEAK.load(Ordering::Relaxed) - live_before;
+    assert!(concurrent > 0 && sequential > 0);
+
+    println!(
+        "\n### Scale: {STREAMS} concurrent responses (≈{} KB each, 16-byte chunks)\n",
+        total / STREAMS / 1000
+    );
+    println!("| mode | wall time | MB/s | peak heap | per response |");
+    println!("|---|---:|---:|---:|---:|");
+    println!(
+        "| one after another, plain `Parser` | {:.0} ms | {:.0} | | |",
+        seq.as_secs_f64() * 1e3,
+        mbps(total, seq)
+    );
+    println!(
+        "| all at once, `parse_events` on one tokio thread | {:.0} ms | {:.0} | {:.1} MB | {:.1} KB |",
+        conc.as_secs_f64() * 1e3,
+        mbps(total, conc),
+        peak as f64 / 1e6,
+        peak as f64 / STREAMS as f64 / 1e3
+    );
+    let ratio = conc.as_secs_f64() / seq.as_secs_f64();
+    println!(
+        "\nConcurrent / sequential wall time: {ratio:.1}x (the runtime's cost: {} task switches).",
+        total / 16
+    );
+}
