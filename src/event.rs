@@ -242,10 +242,11 @@ pub enum Event {
         /// The new text.
         text: String,
     },
-    /// An action closed and validated.
-    ActionComplete(Action),
+    /// An action closed and validated (boxed: it is much larger than the
+    /// other events).
+    ActionComplete(Box<Action>),
     /// An action could not be read, was cut off, or did not validate.
-    ActionInvalid(InvalidAction),
+    ActionInvalid(Box<InvalidAction>),
 }
 
 impl Event {
@@ -260,8 +261,8 @@ impl Event {
     /// ```
     pub fn block(&self) -> Option<(&str, Span)> {
         match self {
-            Event::ActionComplete(Action { raw, span, .. })
-            | Event::ActionInvalid(InvalidAction { raw, span, .. }) => span.map(|s| (&**raw, s)),
+            Event::ActionComplete(a) => a.span.map(|s| (&*a.raw, s)),
+            Event::ActionInvalid(a) => a.span.map(|s| (&*a.raw, s)),
             _ => None,
         }
     }

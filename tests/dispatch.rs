@@ -25,7 +25,7 @@ fn action(id: u64, name: &str, arguments: Value) -> Action {
     let mut a = actionstream::parse_str(&text)
         .into_iter()
         .find_map(|e| match e {
-            Event::ActionComplete(a) => Some(a),
+            Event::ActionComplete(a) => Some(*a),
             _ => None,
         })
         .expect("the test action parses");

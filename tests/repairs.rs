@@ -11,7 +11,7 @@ fn complete(input: &str) -> Vec<Action> {
     parse(input)
         .into_iter()
         .filter_map(|e| match e {
-            Event::ActionComplete(a) => Some(a),
+            Event::ActionComplete(a) => Some(*a),
             _ => None,
         })
         .collect()
@@ -27,7 +27,7 @@ fn strict_invalid(input: &str) -> Vec<InvalidAction> {
     events
         .into_iter()
         .filter_map(|e| match e {
-            Event::ActionInvalid(a) => Some(a),
+            Event::ActionInvalid(a) => Some(*a),
             _ => None,
         })
         .collect()

@@ -193,7 +193,7 @@ impl Session {
     pub fn submit_event(&self, event: &Event) -> bool {
         match event {
             Event::ActionComplete(a) => {
-                self.submit(a.clone());
+                self.submit((**a).clone());
                 true
             }
             _ => false,

@@ -685,7 +685,7 @@ impl Machine {
             }
         }
         for (id, name) in list {
-            out.push(Event::ActionInvalid(InvalidAction {
+            out.push(Event::ActionInvalid(Box::new(InvalidAction {
                 id: ActionId(id),
                 name,
                 errors: errors.clone(),
@@ -693,7 +693,7 @@ impl Machine {
                 tag: b.tag.clone(),
                 raw: raw.clone(),
                 span: Some(span),
-            }));
+            })));
         }
     }
 
@@ -824,7 +824,7 @@ impl Machine {
         }
         for (id, name, result) in ended {
             out.push(match (name, result) {
-                (Some(name), Ok((arguments, _))) => Event::ActionComplete(Action {
+                (Some(name), Ok((arguments, _))) => Event::ActionComplete(Box::new(Action {
                     id: ActionId(id),
                     name,
                     arguments,
@@ -834,8 +834,8 @@ impl Machine {
                     raw: raw.clone(),
                     span: Some(span),
                     repairs: block_repairs.clone(),
-                }),
-                (name, result) => Event::ActionInvalid(InvalidAction {
+                })),
+                (name, result) => Event::ActionInvalid(Box::new(InvalidAction {
                     id: ActionId(id),
                     name,
                     errors: result
@@ -845,7 +845,7 @@ impl Machine {
                     tag: b.tag.clone(),
                     raw: raw.clone(),
                     span: Some(span),
-                }),
+                })),
             });
         }
     }

@@ -277,7 +277,7 @@ impl Parser {
             Err(e) => vec![e.clone()],
         };
         let event = match parsed {
-            Ok(arguments) if errors.is_empty() => Event::ActionComplete(Action {
+            Ok(arguments) if errors.is_empty() => Event::ActionComplete(Box::new(Action {
                 id: ActionId(call.0),
                 name: name.to_owned(),
                 arguments,
@@ -287,8 +287,8 @@ impl Parser {
                 raw,
                 span: None,
                 repairs: Vec::new(),
-            }),
-            _ => Event::ActionInvalid(InvalidAction {
+            })),
+            _ => Event::ActionInvalid(Box::new(InvalidAction {
                 id: ActionId(call.0),
                 name: Some(name.to_owned()),
                 errors,
@@ -296,7 +296,7 @@ impl Parser {
                 tag: tag.to_owned(),
                 raw,
                 span: None,
-            }),
+            })),
         };
         self.scratch.push(event);
         self.publish(out);
@@ -329,10 +329,14 @@ impl Parser {
                         }
                     }
                 }
-                Event::ActionComplete(Action { id, .. })
-                | Event::ActionInvalid(InvalidAction { id, .. }) => {
-                    if let Some(public) = self.public.remove(&id.0) {
-                        *id = public;
+                Event::ActionComplete(a) => {
+                    if let Some(public) = self.public.remove(&a.id.0) {
+                        a.id = public;
+                    }
+                }
+                Event::ActionInvalid(a) => {
+                    if let Some(public) = self.public.remove(&a.id.0) {
+                        a.id = public;
                     }
                 }
             }
