@@ -355,10 +355,15 @@ impl JsonScanner {
             } = self.tok
             {
                 // Fast path: copy a run of plain string bytes at once.
-                let run = bytes[i..]
-                    .iter()
-                    .position(|&b| b == b'"' || b == b'\\' || b < 0x20)
-                    .unwrap_or(bytes.len() - i);
+                let hay = &bytes[i..];
+                let stop = memchr::memchr2(b'"', b'\\', hay).unwrap_or(hay.len());
+                // Control bytes are rare: test the run without stopping
+                // early (this vectorises), then find the first.
+                let run = if hay[..stop].iter().fold(false, |c, &b| c | (b < 0x20)) {
+                    hay[..stop].iter().position(|&b| b < 0x20).unwrap_or(stop)
+                } else {
+                    stop
+                };
                 self.out.push_str(&text[i..i + run]);
                 i += run;
                 if i == bytes.len() {
@@ -401,6 +406,18 @@ impl JsonScanner {
                 continue;
             }
             let b = bytes[i];
+            if ws(b)
+                && matches!(
+                    self.tok,
+                    Tok::Value { .. } | Tok::Key { .. } | Tok::Colon | Tok::After
+                )
+            {
+                // Fast path: a run of white space between tokens.
+                let run = bytes[i..].iter().take_while(|&&b| ws(b)).count();
+                self.out.push_str(&text[i..i + run]);
+                i += run;
+                continue;
+            }
             self.cursor = i;
             if let Err(message) = self.step(b) {
                 let found = describe(text, i);
