@@ -193,8 +193,29 @@ pub struct Action {
     pub raw: Arc<str>,
     /// The block's span; `None` for native tool calls.
     pub span: Option<Span>,
-    /// Every repair made in the block.
-    pub repairs: Vec<Repair>,
+    /// Every repair made in the block, in order (shared by its actions).
+    pub repairs: Arc<[Repair]>,
+}
+
+impl Action {
+    /// The names of the kinds of repair made in the block, each once, in the
+    /// order first made (as the CLI prints them).
+    ///
+    /// ```
+    /// let events = actionstream::parse_str("```json\n{\"action\": \"a\", \"b\": [1,],}\n```\n");
+    /// let Some(actionstream::Event::ActionComplete(a)) = events.last() else { panic!() };
+    /// assert_eq!(a.repair_names(), ["trailing comma"]);
+    /// assert_eq!(a.repairs.len(), 2);
+    /// ```
+    pub fn repair_names(&self) -> Vec<&'static str> {
+        let mut names: Vec<&'static str> = Vec::new();
+        for r in self.repairs.iter() {
+            if !names.contains(&r.kind.name()) {
+                names.push(r.kind.name());
+            }
+        }
+        names
+    }
 }
 
 /// An action that could not be read or did not validate.

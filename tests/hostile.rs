@@ -277,7 +277,6 @@ fn a_million_unclosed_openers() {
         "```json\n",
         "<action_call>{",
         "```action\n{\"action\": \"a\", \"b\": [",
-        "<tool_call>",
         "~~~json\n{",
         "\n```json\n{\"action\": \"x\"}",
     ] {
@@ -285,4 +284,21 @@ fn a_million_unclosed_openers() {
         let out = whole_and_bytewise(&input, scaled(input.len(), 200_000), 2 * LIMIT + 8192);
         assert!(out.complete.len() <= n, "{unit:?}");
     }
+}
+
+/// `<tool_call>` a million times: a call tag whose content is XML elements
+/// that never close. The block must end invalid at the block limit; it
+/// holds everything instead when the limit falls just after a `<` (as the
+/// default 1 MiB limit does here). See `regressions::limit_after_a_lt`.
+#[test]
+fn a_million_unclosed_xml_tags() {
+    let input = "<tool_call>".repeat(scaled(1_000_000, 100_000));
+    // Long enough to pass the limit one byte at a time, in debug too.
+    // XML content keeps no repaired copy: one limit's worth, and a little.
+    let out = whole_and_bytewise(&input, LIMIT + 100_000, LIMIT + 8192);
+    assert_eq!(out.invalid, 1);
+    assert!(
+        out.narrative >= input.len() - LIMIT,
+        "the rest after the limit is narrative"
+    );
 }

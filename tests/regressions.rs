@@ -71,7 +71,6 @@ fn fence_lines_inside_a_string() {
 /// with every chunking; 400 KB take 0.6 s in release), against contract
 /// 4.6 (cost is linear). Tag closers inside strings stay linear.
 #[test]
-#[ignore = "core bug: quadratic time on fence-closer lines inside a JSON string"]
 fn fence_lines_inside_a_string_cost_linear_time() {
     let n = if cfg!(debug_assertions) {
         2_000
@@ -96,5 +95,31 @@ fn fence_lines_inside_a_string_cost_linear_time() {
     assert!(
         ratio < 8.0,
         "4x the input took {ratio:.1}x the time ({t1:?} -> {t2:?})"
+    );
+}
+
+/// hostile `a_million_unclosed_xml_tags`: in a tag block, when the block
+/// limit falls just after a `<` (a possible start of the closing tag), the
+/// limit is never applied: the whole rest of the input is held and ends up
+/// in one invalid action's raw (contract 4.5). With the default 1 MiB limit
+/// `"<tool_call>".repeat(100_000)` holds all 1.1 MB.
+#[test]
+fn limit_after_a_lt() {
+    // The 17th byte, the last one within the limit, is a `<`.
+    let config = actionstream::Config::default().max_block_bytes(17);
+    let rest = format!("<{}", "y".repeat(40));
+    let e = parse_with(&config, &format!("<action_call>[1,{rest}"));
+    let s = summary(&e);
+    assert_eq!(s.len(), 3, "{s:?}");
+    assert!(
+        s[1].starts_with("I0:-:the block is larger than the 17-byte limit"),
+        "{s:?}"
+    );
+    assert_eq!(s[2], format!("N:{rest}"));
+    let e = parse_with(&config, &"<tool_call>".repeat(4));
+    assert!(
+        summary(&e)[1].starts_with("I0:-:the block is larger"),
+        "{:?}",
+        summary(&e)
     );
 }

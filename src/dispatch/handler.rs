@@ -108,12 +108,7 @@ pub fn action_json(action: &Action) -> Value {
         .iter()
         .map(|(k, v)| (k.clone(), Value::String(v.clone())))
         .collect();
-    let mut repairs: Vec<&str> = Vec::new();
-    for r in &action.repairs {
-        if !repairs.contains(&r.kind.name()) {
-            repairs.push(r.kind.name());
-        }
-    }
+    let repairs = action.repair_names();
     json!({
         "id": action.id,
         "name": action.name,

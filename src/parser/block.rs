@@ -66,6 +66,8 @@ impl Machine {
 
     fn block_step(&mut self, b: &mut Block, ids: &mut u64, out: &mut Vec<Event>) -> Next {
         let end = self.limit_end();
+        // The loop ends when the block is over, at the limit, or waiting for
+        // more text: a closer cut by the limit can only end past it.
         while self.pos < end {
             let next = match &mut b.closer {
                 Closer::Fence { .. } => self.fence_content(b, end, ids, out),
@@ -80,7 +82,7 @@ impl Machine {
                 other => return other,
             }
         }
-        if self.pos >= end && self.end() > end {
+        if self.end() > end {
             return self.over_limit(b, ids, out);
         }
         Next::Keep(BlockFlow::Wait)
@@ -787,21 +789,24 @@ impl Machine {
         repairs.sort_by_key(|&(_, at)| at);
         let raw_text = &self.buf[self.start - self.base..to - self.base];
         let raw_len = raw_text.len();
+        // Repairs are sorted: one walk over the raw text places them all.
+        let mut walk = LineWalk::new(raw_text);
         let mut block_repairs: Vec<Repair> = repairs
             .iter()
             .map(|&(kind, at)| {
-                let (line, column) = line_col(raw_text, at.min(raw_len));
+                let (line, column) = walk.to(at.min(raw_len));
                 Repair { kind, line, column }
             })
             .collect();
         if missing_closer {
-            let (line, column) = line_col(raw_text, raw_len);
+            let (line, column) = walk.to(raw_len);
             block_repairs.push(Repair {
                 kind: RepairKind::MissingCloser,
                 line,
                 column,
             });
         }
+        let block_repairs: Arc<[Repair]> = block_repairs.into();
         let (raw, span) = self.take_raw(b, to);
         // Unstarted actions start now, in order; then all end, in order.
         let mut ended = Vec::with_capacity(actions.len());
@@ -925,6 +930,44 @@ fn slot_action(
         ))
     } else {
         Err(errors)
+    }
+}
+
+/// Lines and columns of increasing offsets in one text, in one pass.
+struct LineWalk<'a> {
+    text: &'a str,
+    pos: usize,
+    line: usize,
+    /// Characters between the line's start and `pos`.
+    col: usize,
+}
+
+impl<'a> LineWalk<'a> {
+    fn new(text: &'a str) -> Self {
+        LineWalk {
+            text,
+            pos: 0,
+            line: 1,
+            col: 0,
+        }
+    }
+
+    /// Line and column (from 1) of byte `at`, which is not before the last.
+    fn to(&mut self, at: usize) -> (usize, usize) {
+        let mut at = at.min(self.text.len()).max(self.pos);
+        while !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let seg = &self.text[self.pos.min(at)..at];
+        match seg.rfind('\n') {
+            Some(i) => {
+                self.line += memchr::memchr_iter(b'\n', seg.as_bytes()).count();
+                self.col = seg[i + 1..].chars().count();
+            }
+            None => self.col += seg.chars().count(),
+        }
+        self.pos = at;
+        (self.line, self.col + 1)
     }
 }
 

@@ -286,7 +286,7 @@ impl Parser {
                 attributes: Vec::new(),
                 raw,
                 span: None,
-                repairs: Vec::new(),
+                repairs: Arc::from(Vec::new()),
             })),
             _ => Event::ActionInvalid(Box::new(InvalidAction {
                 id: ActionId(call.0),

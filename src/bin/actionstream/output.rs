@@ -40,12 +40,7 @@ pub fn event_json(e: &Event) -> Value {
             "event": "action_started", "id": id, "name": name, "syntax": syntax.as_str(), "tag": tag,
         }),
         Event::ActionComplete(a) => {
-            let mut repairs: Vec<&str> = Vec::new();
-            for r in &a.repairs {
-                if !repairs.contains(&r.kind.name()) {
-                    repairs.push(r.kind.name());
-                }
-            }
+            let repairs = a.repair_names();
             let mut v = json!({
                 "event": "action_complete", "id": a.id, "name": a.name, "arguments": a.arguments,
                 "raw": &*a.raw, "span": a.span, "repairs": repairs,
