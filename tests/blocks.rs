@@ -412,6 +412,8 @@ fn key_value_content_is_not_guessed() {
 
 #[test]
 fn upper_case_fence_tags_and_extra_info() {
-    let e = parse("```JSON title=\"plan\"\n{\"action\": \"a\"}\n```\n```Actions\n{\"type\": \"b\"}\n```\n");
+    let e = parse(
+        "```JSON title=\"plan\"\n{\"action\": \"a\"}\n```\n```Actions\n{\"type\": \"b\"}\n```\n",
+    );
     assert_eq!(completed(&e), ["a:{}", "b:{}"]);
 }
