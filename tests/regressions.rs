@@ -128,7 +128,6 @@ fn limit_after_a_lt() {
 /// the next ```json block with an action is read as narrative; CommonMark
 /// sees two fenced blocks, the second holding `{"action": "a"}`.
 #[test]
-#[ignore = "core bug: a json action block right after an empty json block is narrative"]
 fn action_block_after_an_empty_generic_block() {
     for first in ["```json\n```\n", "~~~json\n~~~\n"] {
         let input = format!("{first}```json\n{{\"action\": \"a\"}}\n```\n");

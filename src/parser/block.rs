@@ -327,8 +327,14 @@ impl Machine {
         }
         if at_rest {
             if b.generic == Some(false) {
-                // Complete, yet undecided: no value at all. Narrative.
-                return self.not_an_action_block(b, ids, out);
+                // Complete, yet undecided: no value at all. Narrative, and
+                // it ends here, at its closer.
+                if b.first.is_some() {
+                    return self.not_an_action_block(b, ids, out);
+                }
+                self.emit_narrative_to(to, out);
+                self.new_line_at(to);
+                return Next::Over;
             }
             let ending = Ending::Complete {
                 missing_closer: false,
@@ -638,14 +644,14 @@ impl Machine {
         if let Content::Json(s) = std::mem::replace(&mut b.content, Content::Xml) {
             self.spare = Some(s);
         }
-        self.line.new_line();
-        self.state = match b.closer {
-            Closer::Fence { .. } => State::LineStart {
-                probe: crate::scan::fence::OpenProbe::new(self.line.list.map_or(3, |w| w + 3)),
-                from: self.start,
-            },
-            Closer::Tag { .. } => State::Text,
-        };
+        match b.closer {
+            Closer::Fence { .. } => self.new_line_at(self.start),
+            Closer::Tag { .. } => {
+                // After a tag, the line goes on; inline code counts afresh.
+                self.line.new_line();
+                self.state = State::Text;
+            }
+        }
         (raw, span)
     }
 

@@ -704,6 +704,16 @@ impl Machine {
         }
     }
 
+    /// Moves to the start of a new line at `at`.
+    fn new_line_at(&mut self, at: usize) {
+        self.pos = at;
+        self.line.new_line();
+        self.state = State::LineStart {
+            probe: OpenProbe::new(self.max_fence_indent()),
+            from: at,
+        };
+    }
+
     fn max_fence_indent(&self) -> usize {
         self.line.list.map_or(3, |w| w + 3)
     }
@@ -938,12 +948,7 @@ impl Machine {
                         break;
                     }
                     Probe::Yes => {
-                        self.pos += 1;
-                        self.line.new_line();
-                        self.state = State::LineStart {
-                            probe: OpenProbe::new(self.max_fence_indent()),
-                            from: self.pos,
-                        };
+                        self.new_line_at(self.pos + 1);
                         return Flow::Go;
                     }
                 }
