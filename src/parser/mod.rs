@@ -83,7 +83,7 @@ struct Shared {
     /// `</NAME>` for each tag name.
     closers: Vec<String>,
     /// Bytes that begin a tag name.
-    tag_first: [bool; 256],
+    tag_first: [u64; 4],
 }
 
 /// The streaming parser.
@@ -122,22 +122,19 @@ impl Default for Parser {
 }
 
 impl Parser {
-    /// A parser for one response.
-    pub fn new(config: Config) -> Self {
-        let shared = Arc::new(Shared {
-            discriminators: config.discriminators.clone().into(),
-            closers: config.xml_tags.iter().map(|n| format!("</{n}>")).collect(),
-            tag_first: {
-                let mut t = [false; 256];
-                for n in &config.xml_tags {
-                    if let Some(&b) = n.as_bytes().first() {
-                        t[usize::from(b)] = true;
-                    }
-                }
-                t
-            },
-            cfg: config,
-        });
+    /// A new parser with this one's configuration, shared rather than
+    /// copied: the way to make many parsers (one per stream) cheaply.
+    ///
+    /// ```
+    /// let first = actionstream::Parser::new(actionstream::Config::default().fence_tag("plan"));
+    /// let second = first.sibling();
+    /// assert!(second.config().is_action_fence_tag("plan"));
+    /// ```
+    pub fn sibling(&self) -> Parser {
+        Parser::from_shared(self.m.shared.clone())
+    }
+
+    fn from_shared(shared: Arc<Shared>) -> Parser {
         Parser {
             m: Machine::new(shared, 0, 0),
             utf8: Utf8Decoder::new(),
@@ -146,6 +143,25 @@ impl Parser {
             next_public: 0,
             scratch: Vec::new(),
         }
+    }
+
+    /// A parser for one response.
+    pub fn new(config: Config) -> Self {
+        let shared = Arc::new(Shared {
+            discriminators: config.discriminators.clone().into(),
+            closers: config.xml_tags.iter().map(|n| format!("</{n}>")).collect(),
+            tag_first: {
+                let mut t = [0u64; 4];
+                for n in &config.xml_tags {
+                    if let Some(&b) = n.as_bytes().first() {
+                        t[usize::from(b >> 6)] |= 1 << (b & 63);
+                    }
+                }
+                t
+            },
+            cfg: config,
+        });
+        Parser::from_shared(shared)
     }
 
     /// The configuration.
@@ -425,7 +441,7 @@ enum State {
     /// Narrative at a line start (`from`), probing for a fence opener.
     LineStart { probe: OpenProbe, from: usize },
     /// A `<` at `from` that may open a call tag.
-    TagOpen { probe: TagProbe, from: usize },
+    TagOpen { probe: Box<TagProbe>, from: usize },
     /// Inside a fenced block that is narrative; `probe` runs from `from` at
     /// a line start.
     Fenced {
@@ -689,12 +705,13 @@ impl Machine {
                     self.pos = at + 1;
                     // A `<` followed by a byte that begins no tag name is text.
                     let next = rest.get(i + 1).copied();
-                    if next.is_some_and(|c| !self.shared.tag_first[usize::from(c)]) {
+                    let first = &self.shared.tag_first;
+                    if next.is_some_and(|c| first[usize::from(c >> 6)] >> (c & 63) & 1 == 0) {
                         continue;
                     }
                     if self.line.code.is_none() {
                         self.state = State::TagOpen {
-                            probe: TagProbe::new(),
+                            probe: Box::new(TagProbe::new()),
                             from: at,
                         };
                         return Flow::Go;
