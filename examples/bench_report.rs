@@ -235,11 +235,25 @@ fn main() {
         "| after a 100 KB response and finish | {size} B | {reused_heap} B | {} B |",
         size + reused_heap
     );
+    // Parsers made with `sibling` share the configuration: their own cost.
+    let before_sibling = LIVE.load(Ordering::Relaxed);
+    let sibling = parser.sibling();
+    let sibling_heap = LIVE.load(Ordering::Relaxed) - before_sibling;
+    println!(
+        "| new, by `sibling()` (configuration shared) | {size} B | {sibling_heap} B | {} B |",
+        size + sibling_heap
+    );
     targets.push((
-        "idle parser < 1 KiB".into(),
+        "idle parser < 1 KiB (own configuration)".into(),
         format!("{} B", size + fresh_heap),
         size + fresh_heap < 1024,
     ));
+    targets.push((
+        "idle parser < 1 KiB (`sibling`, configuration shared)".into(),
+        format!("{} B", size + sibling_heap),
+        size + sibling_heap < 1024,
+    ));
+    drop(sibling);
     drop(parser);
 
     // -- linearity --------------------------------------------------------
