@@ -131,39 +131,6 @@ struct Block {
     missing_closer: bool,
 }
 
-const KNOWN_EMPTY_JSON_BLOCK_BUG: bool = true;
-
-/// Whether CommonMark sees a fenced block of info `json…` with no content
-/// but blank lines.
-fn has_empty_json_block(doc: &str) -> bool {
-    let mut open: Option<(bool, String)> = None;
-    for ev in MdParser::new(doc) {
-        match ev {
-            Md::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
-                let json = info
-                    .split_whitespace()
-                    .next()
-                    .is_some_and(|w| w.eq_ignore_ascii_case("json"));
-                open = Some((json, String::new()));
-            }
-            Md::Text(t) => {
-                if let Some((_, content)) = open.as_mut() {
-                    content.push_str(&t);
-                }
-            }
-            Md::End(pulldown_cmark::TagEnd::CodeBlock) => {
-                if let Some((true, content)) = open.take() {
-                    if content.trim().is_empty() {
-                        return true;
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-    false
-}
-
 fn expected(doc: &str) -> Vec<Block> {
     let mut out = Vec::new();
     let mut open: Option<(Range<usize>, String, bool)> = None;
@@ -306,13 +273,6 @@ fuzz_target!(|input: Input| {
     }
     let doc = render(&input.lines, input.crlf);
     let events = common::check_chunkings(&Config::default(), doc.as_bytes(), &input.points);
-    // Known core bug (tests/regressions.rs,
-    // `action_block_after_an_empty_generic_block`): a json block after an
-    // empty one is not read. Skipped so the target finds other bugs; drop
-    // this once the core is fixed.
-    if KNOWN_EMPTY_JSON_BLOCK_BUG && has_empty_json_block(&doc) {
-        return;
-    }
     let want = expected(&doc);
     let got = ours(&doc, &events);
     assert_eq!(
