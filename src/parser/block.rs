@@ -350,14 +350,14 @@ impl Machine {
                 self.end_block(b, to, Ending::Broken(message), ids, out);
                 return Next::Over;
             }
-            self.speculate(b, to, ids);
+            self.speculate(b, to);
         }
         self.feed(b, from, to);
         self.after_feed(b, ids, out)
     }
 
     /// Starts a shadow at `at`, the end of the block's first closer.
-    fn speculate(&mut self, b: &mut Block, at: usize, ids: &mut u64) {
+    fn speculate(&mut self, b: &mut Block, at: usize) {
         let slots = match &b.content {
             Content::Json(s) => s
                 .slots
@@ -377,7 +377,6 @@ impl Machine {
         if let Closer::Tag { .. } = b.closer {
             shadow.state = State::Text;
         }
-        let _ = ids;
         self.spec = Some(Box::new(shadow));
         self.spec_fed = at;
     }
@@ -563,7 +562,7 @@ impl Machine {
                 Some(err) => self.json_error(&b, err.offset, &err.message),
                 None => "the response ended before the block's JSON was complete".to_owned(),
             },
-            Content::Xml => unreachable_xml(),
+            Content::Xml => "the response ended inside the block".to_owned(),
         };
         if b.first.is_some() {
             if let Next::Replaced = self.fail_at_first_closer(&mut b, message, ids, out) {
@@ -987,8 +986,4 @@ pub(crate) fn line_col(text: &str, at: usize) -> (usize, usize) {
     let line = memchr::memchr_iter(b'\n', before.as_bytes()).count() + 1;
     let line_start = before.rfind('\n').map_or(0, |i| i + 1);
     (line, before[line_start..].chars().count() + 1)
-}
-
-fn unreachable_xml() -> String {
-    "the response ended inside the block".to_owned()
 }

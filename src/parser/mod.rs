@@ -603,7 +603,7 @@ impl Machine {
         loop {
             let flow = match &self.state {
                 State::Text => self.text(),
-                State::LineStart { .. } => self.line_start(ids, out),
+                State::LineStart { .. } => self.line_start(out),
                 State::TagOpen { .. } => self.tag_open(ids, out),
                 State::Fenced { .. } => self.fenced(),
                 State::SkipTag { .. } => self.skip_tag(),
@@ -735,7 +735,7 @@ impl Machine {
         self.line.list.map_or(3, |w| w + 3)
     }
 
-    fn line_start(&mut self, ids: &mut u64, out: &mut Vec<Event>) -> Flow {
+    fn line_start(&mut self, out: &mut Vec<Event>) -> Flow {
         let end = self.end();
         let State::LineStart { probe, from } = &mut self.state else {
             return Flow::Go;
@@ -766,7 +766,7 @@ impl Machine {
             }
             Probe::Yes => {
                 let probe = probe.clone();
-                self.fence_opened(&probe, from, ids, out);
+                self.fence_opened(&probe, from, out);
                 Flow::Go
             }
         }
@@ -785,13 +785,7 @@ impl Machine {
         self.state = State::Text;
     }
 
-    fn fence_opened(
-        &mut self,
-        probe: &OpenProbe,
-        from: usize,
-        ids: &mut u64,
-        out: &mut Vec<Event>,
-    ) {
+    fn fence_opened(&mut self, probe: &OpenProbe, from: usize, out: &mut Vec<Event>) {
         let fence = probe.fence();
         let tag = probe.tag().unwrap_or("").to_owned();
         let cfg = self.cfg();
@@ -832,7 +826,6 @@ impl Machine {
             delta: None,
             first: None,
         };
-        let _ = ids;
         self.state = State::Block(Box::new(block));
     }
 
@@ -952,7 +945,7 @@ impl Machine {
 
     fn fenced(&mut self) -> Flow {
         let end = self.end();
-        let State::Fenced { probe, from, .. } = &mut self.state else {
+        let State::Fenced { probe, .. } = &mut self.state else {
             return Flow::Go;
         };
         if let Some(p) = probe {
@@ -971,7 +964,6 @@ impl Machine {
                 }
             }
             if probe.is_some() {
-                let _ = from;
                 return Flow::Wait;
             }
         }
@@ -995,7 +987,7 @@ impl Machine {
         match std::mem::replace(&mut self.state, State::Text) {
             State::LineStart { probe, from } if probe.complete_at_eof() => {
                 self.pos = end;
-                self.fence_opened(&probe, from, ids, out);
+                self.fence_opened(&probe, from, out);
                 if let State::Block(_) = self.state {
                     self.block_at_eof(ids, out);
                     // The block's end may have handed over to a shadow.
