@@ -213,7 +213,7 @@ impl Machine {
         }
         let deltas = self.shared.cfg.action_deltas;
         if let Some(id) = b.attr_id {
-            scanner.take_named().for_each(drop);
+            scanner.take_named();
             if deltas {
                 let done = b.delta.map_or(0, |(_, d)| d);
                 let to = scanner.scanned();
@@ -221,7 +221,7 @@ impl Machine {
                 b.delta = Some((usize::MAX, to));
             }
         } else {
-            let named: Vec<usize> = scanner.take_named().collect();
+            let named = scanner.take_named();
             if deltas {
                 self.deliver_current(b, out);
             }
@@ -358,15 +358,7 @@ impl Machine {
 
     /// Starts a shadow at `at`, the end of the block's first closer.
     fn speculate(&mut self, b: &mut Block, at: usize) {
-        let slots = match &b.content {
-            Content::Json(s) => s
-                .slots
-                .iter()
-                .enumerate()
-                .map(|(i, slot)| (b.ids.get(i).copied().flatten(), slot.name_or_guess()))
-                .collect(),
-            Content::Xml => Vec::new(),
-        };
+        let slots = snapshot(b);
         b.first = Some(FirstCloser {
             end: at,
             slots,
@@ -589,18 +581,10 @@ impl Machine {
         ids: &mut u64,
         out: &mut Vec<Event>,
     ) {
-        let slots: Vec<(Option<u64>, Option<String>)> = match &b.content {
-            Content::Json(s) => s
-                .slots
-                .iter()
-                .enumerate()
-                .map(|(i, slot)| (b.ids.get(i).copied().flatten(), slot.name_or_guess()))
-                .collect(),
-            Content::Xml => Vec::new(),
-        };
         match ending {
             Ending::Broken(message) => {
                 self.spec = None;
+                let slots = snapshot(b);
                 self.end_block_invalid(b, to, slots, vec![ActionError::whole(message)], ids, out);
             }
             Ending::Complete { missing_closer } => {
@@ -614,6 +598,7 @@ impl Machine {
                         Closer::Tag { .. } => "closing tag",
                     };
                     let message = format!("the block has no {what} (strict mode repairs nothing)");
+                    let slots = snapshot(b);
                     self.end_block_invalid(
                         b,
                         to,
@@ -730,8 +715,9 @@ impl Machine {
         // Each action: (slot id, name, result).
         let mut actions: Vec<(Option<u64>, Option<String>, Shaped)> = Vec::new();
         let mut repairs: Vec<(RepairKind, usize)> = Vec::new();
-        let scanner_for_xml;
-        let scanner: &JsonScanner = match &b.content {
+        let is_xml = matches!(b.content, Content::Xml);
+        let mut scanner_for_xml;
+        let scanner: &mut JsonScanner = match &mut b.content {
             Content::Json(s) => {
                 let rel = b.content_start - self.start;
                 repairs.extend(s.repairs.iter().map(|&(k, o)| (k, rel + o)));
@@ -753,21 +739,20 @@ impl Machine {
                 }
                 let _ = s.finish_value();
                 scanner_for_xml = s;
-                &scanner_for_xml
+                &mut scanner_for_xml
             }
         };
         if actions.is_empty() {
             if let Some(id) = b.attr_id {
                 let name = b.name_attr.clone().unwrap_or_default();
-                let result = attr_arguments(scanner, &content, matches!(b.content, Content::Xml))
-                    .and_then(|args| {
-                        let errors = validate(cfg, &name, &args);
-                        if errors.is_empty() {
-                            Ok((args, Vec::new()))
-                        } else {
-                            Err(errors)
-                        }
-                    });
+                let result = attr_arguments(scanner, &content, is_xml).and_then(|args| {
+                    let errors = validate(cfg, &name, &args);
+                    if errors.is_empty() {
+                        Ok((args, Vec::new()))
+                    } else {
+                        Err(errors)
+                    }
+                });
                 actions.push((Some(id), Some(name), result));
             } else if scanner.slots.is_empty() {
                 actions.push((
@@ -778,10 +763,11 @@ impl Machine {
                     )]),
                 ));
             } else {
-                for (i, slot) in scanner.slots.iter().enumerate() {
+                let mut slots = std::mem::take(&mut scanner.slots);
+                for (i, slot) in slots.iter_mut().enumerate() {
                     let id = b.ids.get(i).copied().flatten();
                     let result = slot_action(slot, scanner.repaired(), cfg, &discriminators);
-                    actions.push((id, slot.name.clone(), result));
+                    actions.push((id, slot.name.take(), result));
                 }
             }
         }
@@ -861,9 +847,23 @@ impl Machine {
     }
 }
 
+/// Each slot's id (if started) and name (if read whole): what the block's
+/// actions would be if it ended now, broken.
+fn snapshot(b: &Block) -> Vec<(Option<u64>, Option<String>)> {
+    match &b.content {
+        Content::Json(s) => s
+            .slots
+            .iter()
+            .enumerate()
+            .map(|(i, slot)| (b.ids.get(i).copied().flatten(), slot.name_or_guess()))
+            .collect(),
+        Content::Xml => Vec::new(),
+    }
+}
+
 /// The arguments of a tag named by its `name` attribute: its content.
 fn attr_arguments(
-    scanner: &JsonScanner,
+    scanner: &mut JsonScanner,
     content: &str,
     xml: bool,
 ) -> Result<Value, Vec<ActionError>> {
@@ -884,13 +884,20 @@ fn attr_arguments(
             scanner.values
         ))]);
     }
+    // An object was built as it was scanned; other values (an array, whose
+    // elements were taken as slots) are read from the repaired text.
+    if let [slot] = scanner.slots.as_mut_slice() {
+        if let Some(v @ Value::Object(_)) = slot.value.take() {
+            return Ok(v);
+        }
+    }
     serde_json::from_str(&text)
         .map_err(|e| vec![ActionError::whole(format!("the JSON cannot be read: {e}"))])
 }
 
 /// The arguments of one slot, validated.
 fn slot_action(
-    slot: &crate::scan::json::Slot,
+    slot: &mut crate::scan::json::Slot,
     repaired: &str,
     cfg: &crate::Config,
     discriminators: &[String],
@@ -898,9 +905,13 @@ fn slot_action(
     let Some((start, end)) = slot.range else {
         return Err(vec![ActionError::whole("the action's JSON is incomplete")]);
     };
-    let text = repaired.get(start..end).unwrap_or("");
-    let value: Value = serde_json::from_str(text)
-        .map_err(|e| vec![ActionError::whole(format!("the JSON cannot be read: {e}"))])?;
+    // The value was built in the scanner's pass; reading the repaired text
+    // again is only a fallback.
+    let value: Value = match slot.value.take() {
+        Some(v) => v,
+        None => serde_json::from_str(repaired.get(start..end).unwrap_or(""))
+            .map_err(|e| vec![ActionError::whole(format!("the JSON cannot be read: {e}"))])?,
+    };
     let Value::Object(obj) = value else {
         return Err(vec![ActionError::whole(format!(
             "expected an action object, found {}",

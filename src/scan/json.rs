@@ -32,6 +32,8 @@
 //! only counts bytes. [`JsonScanner::finish_value`] ends a number that was
 //! waiting for a delimiter and reports whether the JSON is at rest.
 
+use serde_json::{Map, Value};
+
 use crate::event::RepairKind;
 
 /// How names are read in this block.
@@ -84,6 +86,8 @@ pub(crate) struct Slot {
     pub args_at: Vec<(&'static str, usize)>,
     /// Where the value stands in the repaired copy, once closed.
     pub range: Option<(usize, usize)>,
+    /// The value, built as it was scanned, once closed.
+    pub value: Option<Value>,
     /// Where the value begins in the scanned text.
     pub raw_start: usize,
     /// Where it ends in the scanned text, once closed.
@@ -118,6 +122,16 @@ enum Role {
 struct Frame {
     obj: bool,
     role: Role,
+}
+
+/// A container being built, beside its frame.
+#[derive(Debug, Clone)]
+enum Partial {
+    /// An object and the key whose value comes next.
+    Obj(Map<String, Value>, Option<String>),
+    Arr(Vec<Value>),
+    /// Not built: its elements are slots (or it is a wrapper).
+    Skip,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -239,6 +253,10 @@ pub(crate) struct JsonScanner {
     /// Where the value ending now ends in the scanned text, when that is not
     /// just after the byte being stepped (numbers end at their delimiter).
     end_at: Option<usize>,
+    /// The containers being built, one per frame.
+    build: Vec<Partial>,
+    /// Where the number being read starts in `out`.
+    num_start: usize,
 }
 
 const fn ws(b: u8) -> bool {
@@ -276,6 +294,8 @@ impl JsonScanner {
             reprocess: false,
             cursor: 0,
             end_at: None,
+            build: Vec::new(),
+            num_start: 0,
         }
     }
 
@@ -288,6 +308,8 @@ impl JsonScanner {
         let mut slots = std::mem::take(&mut self.slots);
         let mut named = std::mem::take(&mut self.named);
         let mut repairs = std::mem::take(&mut self.repairs);
+        let mut build = std::mem::take(&mut self.build);
+        build.clear();
         stack.clear();
         out.clear();
         slots.clear();
@@ -299,6 +321,7 @@ impl JsonScanner {
             slots,
             named,
             repairs,
+            build,
             ..JsonScanner::new(
                 naming,
                 self.strict,
@@ -319,8 +342,8 @@ impl JsonScanner {
     }
 
     /// Slots whose names became certain since the last call, in order.
-    pub fn take_named(&mut self) -> std::vec::Drain<'_, usize> {
-        self.named.drain(..)
+    pub fn take_named(&mut self) -> Vec<usize> {
+        std::mem::take(&mut self.named)
     }
 
     /// Whether the JSON is at rest between top-level values, ending a number
@@ -332,8 +355,16 @@ impl JsonScanner {
         match self.tok {
             Tok::Num(n) if n.terminal() => {
                 self.end_at = Some(self.pos);
-                self.value_done();
-                true
+                match self.number() {
+                    Ok(v) => {
+                        self.complete(Some(v));
+                        true
+                    }
+                    Err(m) => {
+                        self.fail(self.pos, m.to_owned());
+                        false
+                    }
+                }
             }
             Tok::Value { .. } | Tok::LineComment => true,
             _ => false,
@@ -375,7 +406,10 @@ impl JsonScanner {
                         self.out.push('"');
                         self.cursor = i;
                         i += 1;
-                        self.string_done(cap);
+                        if let Err(message) = self.string_done(cap) {
+                            self.fail(self.pos + i - 1, message.to_owned());
+                            break;
+                        }
                     }
                     b'\\' => {
                         self.out.push('\\');
@@ -545,7 +579,12 @@ impl JsonScanner {
                 }
                 self.out.push(b as char);
                 if usize::from(at) + 1 == word.len() {
-                    self.value_done();
+                    let v = match word[0] {
+                        b't' => Value::Bool(true),
+                        b'f' => Value::Bool(false),
+                        _ => Value::Null,
+                    };
+                    self.complete(Some(v));
                 } else {
                     self.tok = Tok::Lit { word, at: at + 1 };
                 }
@@ -569,7 +608,8 @@ impl JsonScanner {
                     }
                     None if n.terminal() => {
                         self.end_at = Some(self.pos + self.cursor);
-                        self.value_done();
+                        let v = self.number()?;
+                        self.complete(Some(v));
                         if self.stack.is_empty() && !ws(b) && b != b'/' {
                             return Err("expected white space after a top-level number");
                         }
@@ -646,6 +686,9 @@ impl JsonScanner {
             if let Some(f) = self.stack.last_mut() {
                 f.role = Role::Wrapper;
             }
+            if let Some(p) = self.build.last_mut() {
+                *p = Partial::Skip;
+            }
             return self.open(false, Role::Slots);
         }
         if slot_context && !(b == b'[' && top.is_none()) {
@@ -703,6 +746,7 @@ impl JsonScanner {
     }
 
     fn num(&mut self, n: Num, b: u8) -> Result<(), &'static str> {
+        self.num_start = self.out.len();
         self.out.push(b as char);
         self.tok = Tok::Num(n);
         Ok(())
@@ -723,6 +767,11 @@ impl JsonScanner {
             });
         }
         self.stack.push(Frame { obj, role });
+        self.build.push(match role {
+            Role::Slots | Role::Wrapper => Partial::Skip,
+            _ if obj => Partial::Obj(Map::new(), None),
+            _ => Partial::Arr(Vec::new()),
+        });
         self.out.push(if obj { '{' } else { '[' });
         self.tok = if obj {
             Tok::Key { close: true }
@@ -756,6 +805,11 @@ impl JsonScanner {
         }
         self.out.push(b as char);
         self.stack.pop();
+        let value = match self.build.pop() {
+            Some(Partial::Obj(map, _)) => Some(Value::Object(map)),
+            Some(Partial::Arr(list)) => Some(Value::Array(list)),
+            Some(Partial::Skip) | None => None,
+        };
         match frame.role {
             Role::Action(slot) => {
                 let idx = slot as usize;
@@ -777,8 +831,38 @@ impl JsonScanner {
             }
             _ => {}
         }
-        self.value_done();
+        self.complete(value);
         Ok(())
+    }
+
+    /// A value is complete: it goes into its container, or is a slot's.
+    fn complete(&mut self, value: Option<Value>) {
+        if let Some(v) = value {
+            match self.build.last_mut() {
+                Some(Partial::Obj(map, key)) => {
+                    if let Some(k) = key.take() {
+                        map.insert(k, v);
+                    }
+                }
+                Some(Partial::Arr(list)) => list.push(v),
+                Some(Partial::Skip) | None => {
+                    if self.slot_depth == Some(self.stack.len()) {
+                        if let Some(s) = self.slots.last_mut() {
+                            s.value = Some(v);
+                        }
+                    }
+                }
+            }
+        }
+        self.value_done();
+    }
+
+    /// The number just read, as serde_json reads it.
+    fn number(&self) -> Result<Value, &'static str> {
+        let text = self.out.get(self.num_start..).unwrap_or("");
+        text.parse::<serde_json::Number>()
+            .map(Value::Number)
+            .map_err(|_| "a number out of range")
     }
 
     fn value_done(&mut self) {
@@ -799,31 +883,35 @@ impl JsonScanner {
         }
     }
 
-    fn string_done(&mut self, cap: Capture) {
+    fn string_done(&mut self, cap: Capture) -> Result<(), &'static str> {
         match cap {
-            Capture::None => self.value_done(),
-            Capture::Key => self.tok = Tok::Colon,
+            Capture::None => {
+                let v = self.string_value()?;
+                self.complete(Some(Value::String(v)));
+            }
+            Capture::Key => {
+                let k = self.string_value()?;
+                self.set_key(k);
+                self.tok = Tok::Colon;
+            }
             Capture::ActionKey => {
-                let class = match self.string_inner() {
-                    Some(k) if !k.contains('\\') => self.key_class(k),
-                    _ => match self.string_text() {
-                        Some(k) => self.key_class(&k),
-                        None => KeyClass::Other,
-                    },
-                };
+                let k = self.string_value()?;
+                let class = self.key_class(&k);
+                self.set_key(k);
                 self.key_read(class);
                 self.first_key = false;
                 self.key = class;
                 self.tok = Tok::Colon;
             }
             Capture::NameValue(k) => {
+                let text = self.string_value()?;
                 if let (
                     Some(v),
                     Some(Frame {
                         role: Role::Action(slot),
                         ..
                     }),
-                ) = (self.string_text(), self.stack.last().copied())
+                ) = (Some(text.clone()), self.stack.last().copied())
                 {
                     let idx = slot as usize;
                     if let Some(s) = self.slots.get_mut(idx) {
@@ -851,8 +939,26 @@ impl JsonScanner {
                         }
                     }
                 }
-                self.value_done();
+                self.complete(Some(Value::String(text)));
             }
+        }
+        Ok(())
+    }
+
+    /// Sets the key whose value comes next in the object being built.
+    fn set_key(&mut self, k: String) {
+        if let Some(Partial::Obj(_, key)) = self.build.last_mut() {
+            *key = Some(k);
+        }
+    }
+
+    /// The text of the string just closed in `out`, unescaped.
+    fn string_value(&self) -> Result<String, &'static str> {
+        match self.string_inner() {
+            Some(inner) if !inner.contains('\\') => Ok(inner.to_owned()),
+            _ => self
+                .string_text()
+                .ok_or("an invalid \\u escape in a string (a lone surrogate)"),
         }
     }
 
