@@ -649,7 +649,12 @@ impl Machine {
     fn emit_narrative_to(&mut self, to: usize, out: &mut Vec<Event>) {
         if to > self.start {
             let text = &self.buf[self.start - self.base..to - self.base];
-            out.push(Event::Narrative(text.to_owned()));
+            // A shadow's events wait in `pending`: keep its narrative in one
+            // piece rather than one per push.
+            match out.last_mut() {
+                Some(Event::Narrative(prev)) => prev.push_str(text),
+                _ => out.push(Event::Narrative(text.to_owned())),
+            }
             self.start = to;
         }
     }
