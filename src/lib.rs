@@ -38,7 +38,7 @@
 
 pub mod artifacts;
 mod config;
-mod config_file;
+pub mod config_file;
 #[cfg(feature = "stream")]
 pub mod dispatch;
 mod event;

@@ -2,7 +2,7 @@
 //! [`AsyncRead`], as it arrives.
 //!
 //! [`ParseExt::parse_events`] turns any `Stream<Item = Result<B, E>>` whose
-//! chunks are bytes (`B: AsRef<[u8]>`: [`Bytes`](bytes::Bytes), `String`,
+//! chunks are bytes (`B: AsRef<[u8]>`: `Bytes`, `String`,
 //! `Vec<u8>`, `&[u8]`, …) into a stream of `Result<Event, Error<E>>`;
 //! [`ParseExt::parse_sse`] does the same for a server-sent-event stream and
 //! yields [`SseItem`]s. [`events_from_reader`] and [`sse_from_reader`] read

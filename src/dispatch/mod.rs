@@ -4,7 +4,7 @@
 //! A [`Dispatcher`] holds handlers by action name and the
 //! [`DispatchOptions`]; [`Dispatcher::start`] opens a [`Session`] for one
 //! response. Hand the session each [`Event`](crate::Event) (or each
-//! [`Action`]) as the parser emits it; it starts the handler on a Tokio task
+//! [`Action`](crate::Action)) as the parser emits it; it starts the handler on a Tokio task
 //! at once and reports a [`DispatchResult`] when the handler ends.
 //!
 //! **Order of results.** By default handlers run concurrently (at most
