@@ -133,31 +133,21 @@ fn trailing_comma_after_last_action_of_array() {
 }
 
 #[test]
-fn line_comment() {
-    let input = "```json\n{\"action\": \"note\", // why\n \"a\": 1}\n```\n";
-    let a = complete(input);
-    assert_eq!(a[0].arguments, serde_json::json!({"a": 1}));
-    assert_eq!(repairs(&a[0]), ["comment 2:20"]);
-    let i = strict_invalid(input);
-    assert!(
-        i[0].errors[0].message.contains("comment"),
-        "{:?}",
-        i[0].errors
-    );
-}
-
-#[test]
-fn block_comment() {
-    let input = "```json\n{\"action\": \"note\", /* c */ \"a\": 1}\n```\n";
-    let a = complete(input);
-    assert_eq!(a[0].arguments, serde_json::json!({"a": 1}));
-    assert_eq!(repairs(&a[0]), ["comment 2:20"]);
-    let i = strict_invalid(input);
-    assert!(
-        i[0].errors[0].message.contains("comment"),
-        "{:?}",
-        i[0].errors
-    );
+fn line_and_block_comments() {
+    for input in [
+        "```json\n{\"action\": \"note\", // why\n \"a\": 1}\n```\n",
+        "```json\n{\"action\": \"note\", /* c */ \"a\": 1}\n```\n",
+    ] {
+        let a = complete(input);
+        assert_eq!(a[0].arguments, serde_json::json!({"a": 1}));
+        assert_eq!(repairs(&a[0]), ["comment 2:20"]);
+        let i = strict_invalid(input);
+        assert!(
+            i[0].errors[0].message.contains("comment"),
+            "{:?}",
+            i[0].errors
+        );
+    }
 }
 
 #[test]

@@ -187,6 +187,17 @@ enum Mode {
     Raw(Pos),
 }
 
+/// Steps over the character after a backslash, counting a line it ends.
+fn skip_escaped(next: Option<char>, line: &mut usize, column: &mut usize, i: &mut usize) {
+    if next == Some('\n') {
+        *line += 1;
+        *column = 0;
+    } else {
+        *column += 1;
+    }
+    *i += 1;
+}
+
 /// [`check_balance`] for a [`Dialect`].
 ///
 /// ```
@@ -228,16 +239,8 @@ pub fn check_balance_with(code: &str, dialect: Dialect) -> Result<(), Imbalance>
                 }
             }
             Mode::Str(q, at) => match c {
-                '\\' if next.is_some() => {
-                    // An escape, or a line continuation.
-                    if next == Some('\n') {
-                        line += 1;
-                        column = 0;
-                    } else {
-                        column += 1;
-                    }
-                    i += 1;
-                }
+                // An escape, or a line continuation.
+                '\\' if next.is_some() => skip_escaped(next, &mut line, &mut column, &mut i),
                 '\n' => {
                     return Err(Imbalance::Unterminated {
                         what: Unterminated::String,
@@ -254,15 +257,7 @@ pub fn check_balance_with(code: &str, dialect: Dialect) -> Result<(), Imbalance>
                 }
             }
             Mode::Template(start) => match c {
-                '\\' if next.is_some() => {
-                    if next == Some('\n') {
-                        line += 1;
-                        column = 0;
-                    } else {
-                        column += 1;
-                    }
-                    i += 1;
-                }
+                '\\' if next.is_some() => skip_escaped(next, &mut line, &mut column, &mut i),
                 '`' => mode = Mode::Code,
                 '$' if next == Some('{') => {
                     i += 1;
