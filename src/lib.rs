@@ -67,3 +67,8 @@ pub use parser::{narrative, parse_str, parse_str_with, NativeId, Parser, MAX_SPE
 pub use shape::xml_children;
 pub use utf8::Utf8Decoder;
 pub use validate::{type_name, TypeList, Validator};
+
+/// The README's examples, compiled and run as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../README.md")]
+pub struct ReadmeDoctests;
