@@ -141,3 +141,34 @@ fn action_block_after_an_empty_generic_block() {
         );
     }
 }
+
+/// fuzz `json_scan`: blocks whose JSON Lines stay in step with the block
+/// before them keep a chain of shadows alive; the shadow of a shadow must
+/// read in step with its block line by line, or the chain's depth (and the
+/// cap on it) depended on the chunking.
+#[test]
+fn speculation_chain_in_step_with_json_lines() {
+    let e = parse("```action\n/*'=\u{0}u:pu]\u{0}\n\u{19}\"\n`\u{2}\u{0}\u{0}\u{2}\u{2}```b`\n`````\t\n```action\n\u{0}\u{0}}\u{0}\u{0}\u{0}l`\t\n```action\n\u{0}\u{0}}\u{0}\u{0}\u{0}l//h\"'0 \"\n\"\u{2}\u{2}```X`\n`````\t\n```action\n\u{0}\u{0}}pe'0 \"\n\"\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}0 \"\n\"\u{2}\u{2}```X`\n`````\t\n```action\n\u{0}\u{0}}pe'0 \"\n\"\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}\u{0}*\n ```\t\n\t\n}{\n\n //h\"\n[\n {\"action\": \"creat\u{0}te_pag\u{c}\u{0}\u{0}\u{0}lan\", \":\u{7f}\u{0}laj\": \"P1\"}7\t0nctio\n```\n");
+    assert!(!invalid(&e).is_empty());
+}
+
+/// The same shape, deep enough to reach the cap on nested shadows: the
+/// outcome is the same at every chunking.
+#[test]
+fn speculation_cap_is_chunking_independent() {
+    let mut input = String::from("```action\n\"a\n```\n");
+    for _ in 0..7 {
+        input.push_str("```action \"\n\"a\n```\n");
+    }
+    input.push_str("tail\n");
+    let e = parse(&input);
+    // Each block's string stays open: the first three end cut off at their
+    // first closers; past the cap, the rest end at their own closers.
+    assert_eq!(invalid(&e).len(), 8, "{:?}", summary(&e));
+    let cut_off = invalid(&e)
+        .iter()
+        .filter(|m| m.contains("ended before"))
+        .count();
+    assert_eq!(cut_off, 3);
+    assert_eq!(summary(&e).last().map(String::as_str), Some("N:tail\n"));
+}

@@ -77,7 +77,8 @@ impl Machine {
                 }
             };
             match next {
-                Next::Keep(BlockFlow::Go) => {}
+                // Lockstep: the shadow reads each piece right after the block.
+                Next::Keep(BlockFlow::Go) => self.sync_shadow(ids),
                 Next::Keep(BlockFlow::Wait) => break,
                 other => return other,
             }
@@ -204,13 +205,25 @@ impl Machine {
             return Next::Keep(BlockFlow::Go);
         };
         if b.generic == Some(false) {
-            match scanner.decision {
-                Some(true) => b.generic = Some(true),
-                Some(false) => return self.not_an_action_block(b, ids, out),
-                None if scanner.error.is_some() => return self.not_an_action_block(b, ids, out),
-                None => return Next::Keep(BlockFlow::Go),
+            // The shadow reads up to where the block's fate was sealed, so
+            // that what it finds there happens in text order.
+            let sealed = match (scanner.decision, &scanner.error) {
+                (Some(true), _) => {
+                    b.generic = Some(true);
+                    None
+                }
+                (Some(false), _) => Some(scanner.decided_at),
+                (None, Some(err)) => Some(err.offset),
+                (None, None) => return Next::Keep(BlockFlow::Go),
+            };
+            if let Some(at) = sealed {
+                self.feed_shadow_to((b.content_start + at).min(self.pos), ids);
+                return self.not_an_action_block(b, ids, out);
             }
         }
+        let Content::Json(scanner) = &mut b.content else {
+            return Next::Keep(BlockFlow::Go);
+        };
         let deltas = self.shared.cfg.action_deltas;
         if let Some(id) = b.attr_id {
             scanner.take_named();
@@ -264,6 +277,7 @@ impl Machine {
             return Next::Keep(BlockFlow::Go);
         };
         if let (Some(err), Some(_)) = (scanner.error.clone(), &b.first) {
+            self.feed_shadow_to((b.content_start + err.offset).min(self.pos), ids);
             let message = self.json_error(b, err.offset, &err.message);
             return self.fail_at_first_closer(b, message, ids, out);
         }
@@ -452,6 +466,7 @@ impl Machine {
     fn over_limit(&mut self, b: &mut Block, ids: &mut u64, out: &mut Vec<Event>) -> Next {
         let limit = self.shared.cfg.max_block_bytes;
         if b.first.is_some() {
+            self.sync_shadow(ids);
             let message = format!(
                 "the JSON was still open at the block's first closer, and the block grew past the {limit}-byte limit"
             );

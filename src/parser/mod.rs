@@ -38,12 +38,13 @@
 //! completes, the shadow is dropped; if it breaks or the input ends with it
 //! cut off, the block ends at its first closer and the shadow, with
 //! everything it has found, takes over. Lockstep keeps the chain of shadows
-//! a function of the text alone (never of the chunking) and short: a
-//! shadow's block can only speculate inside a JSON string, and the `"` that
-//! opens that string closes the parent's, so at the shadow's closer the
-//! parent meets backticks outside a string and breaks. Shadows nest at most
-//! [`MAX_SPECULATION`] deep all the same; a block that would need a deeper
-//! one ends at that closer instead.
+//! a function of the text alone (never of the chunking): the shadow reads
+//! each piece right after the block does, and up to the very byte where the
+//! block breaks before it takes over. Chains are short in practice (a `"`
+//! that opens a string in the shadow's block closes one in its parent's, so
+//! the parent breaks), but blocks whose JSON Lines stay in step with their
+//! parent's can nest, so shadows nest at most [`MAX_SPECULATION`] deep: a
+//! block that would need a deeper one ends at that closer instead.
 //!
 //! Internally, action ids are unique numbers drawn from one counter; the
 //! [`Parser`] renumbers them in the order their `ActionStarted` events come

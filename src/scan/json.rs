@@ -244,6 +244,8 @@ pub(crate) struct JsonScanner {
     /// For generic blocks: whether the first slot has a discriminator key,
     /// once that is known.
     pub decision: Option<bool>,
+    /// Where (in the scanned text) `decision` was made.
+    pub decided_at: usize,
     /// Top-level values read.
     pub values: usize,
     /// The current byte must be stepped again (a number ended at it).
@@ -290,6 +292,7 @@ impl JsonScanner {
             repairs: Vec::new(),
             error: None,
             decision: None,
+            decided_at: 0,
             values: 0,
             reprocess: false,
             cursor: 0,
@@ -694,7 +697,7 @@ impl JsonScanner {
         if slot_context && !(b == b'[' && top.is_none()) {
             {
                 if self.slots.is_empty() && b != b'{' && self.decision.is_none() {
-                    self.decision = Some(false);
+                    self.decide(false);
                 }
                 self.slots.push(Slot {
                     start: self.out.len(),
@@ -814,7 +817,7 @@ impl JsonScanner {
             Role::Action(slot) => {
                 let idx = slot as usize;
                 if idx == 0 && self.decision.is_none() {
-                    self.decision = Some(false);
+                    self.decide(false);
                 }
                 if let Some(s) = self.slots.get_mut(idx) {
                     if s.name.is_none() {
@@ -827,7 +830,7 @@ impl JsonScanner {
                 }
             }
             Role::Slots if self.slots.is_empty() && self.decision.is_none() => {
-                self.decision = Some(false);
+                self.decide(false);
             }
             _ => {}
         }
@@ -945,6 +948,14 @@ impl JsonScanner {
         Ok(())
     }
 
+    /// Records the generic-block decision, where it was made.
+    fn decide(&mut self, action: bool) {
+        if self.decision.is_none() {
+            self.decision = Some(action);
+            self.decided_at = self.pos + self.cursor;
+        }
+    }
+
     /// Sets the key whose value comes next in the object being built.
     fn set_key(&mut self, k: String) {
         if let Some(Partial::Obj(_, key)) = self.build.last_mut() {
@@ -1013,7 +1024,7 @@ impl JsonScanner {
         let idx = slot as usize;
         if let KeyClass::Naming(NameKey::Discriminator(_)) = class {
             if idx == 0 && self.decision.is_none() {
-                self.decision = Some(true);
+                self.decide(true);
             }
         }
         if let Some(s) = self.slots.get_mut(idx) {
