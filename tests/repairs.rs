@@ -91,31 +91,37 @@ fn literal_newline_then_fence_line_inside_string() {
     );
 }
 
-#[test]
-fn trailing_comma_in_object() {
-    let input = "```json\n{\"action\": \"note\", \"a\": 1,}\n```\n";
+/// One block with one repair: its arguments, the repair's name and place,
+/// and in strict mode an invalid action whose error names what it found.
+fn assert_one_repair(input: &str, arguments: serde_json::Value, repair: &str, strict_says: &str) {
     let a = complete(input);
-    assert_eq!(a[0].arguments, serde_json::json!({"a": 1}));
-    assert_eq!(repairs(&a[0]), ["trailing comma 2:26"]);
+    assert_eq!(a[0].arguments, arguments);
+    assert_eq!(repairs(&a[0]), [repair]);
     let i = strict_invalid(input);
     assert!(
-        i[0].errors[0].message.contains("trailing comma"),
+        i[0].errors[0].message.contains(strict_says),
         "{:?}",
         i[0].errors
     );
 }
 
 #[test]
+fn trailing_comma_in_object() {
+    assert_one_repair(
+        "```json\n{\"action\": \"note\", \"a\": 1,}\n```\n",
+        serde_json::json!({"a": 1}),
+        "trailing comma 2:26",
+        "trailing comma",
+    );
+}
+
+#[test]
 fn trailing_comma_in_array() {
-    let input = "```json\n{\"action\": \"note\", \"a\": [1, 2,]}\n```\n";
-    let a = complete(input);
-    assert_eq!(a[0].arguments, serde_json::json!({"a": [1, 2]}));
-    assert_eq!(repairs(&a[0]), ["trailing comma 2:30"]);
-    let i = strict_invalid(input);
-    assert!(
-        i[0].errors[0].message.contains("trailing comma"),
-        "{:?}",
-        i[0].errors
+    assert_one_repair(
+        "```json\n{\"action\": \"note\", \"a\": [1, 2,]}\n```\n",
+        serde_json::json!({"a": [1, 2]}),
+        "trailing comma 2:30",
+        "trailing comma",
     );
 }
 
@@ -138,14 +144,11 @@ fn line_and_block_comments() {
         "```json\n{\"action\": \"note\", // why\n \"a\": 1}\n```\n",
         "```json\n{\"action\": \"note\", /* c */ \"a\": 1}\n```\n",
     ] {
-        let a = complete(input);
-        assert_eq!(a[0].arguments, serde_json::json!({"a": 1}));
-        assert_eq!(repairs(&a[0]), ["comment 2:20"]);
-        let i = strict_invalid(input);
-        assert!(
-            i[0].errors[0].message.contains("comment"),
-            "{:?}",
-            i[0].errors
+        assert_one_repair(
+            input,
+            serde_json::json!({"a": 1}),
+            "comment 2:20",
+            "comment",
         );
     }
 }
