@@ -39,8 +39,6 @@ fn show(out: &mut impl Write, events: impl Iterator<Item = Event>) -> io::Result
                 let name = name.as_deref().unwrap_or("(unnamed)");
                 writeln!(out, "\x1b[36m[#{id} {name} …]\x1b[0m")?;
             }
-            // Deltas are off unless the config asks for them.
-            Event::ActionDelta { .. } => {}
             Event::ActionComplete(a) => {
                 writeln!(out, "\x1b[32m[#{} {} {}]\x1b[0m", a.id, a.name, a.arguments)?;
             }
@@ -54,6 +52,8 @@ fn show(out: &mut impl Write, events: impl Iterator<Item = Event>) -> io::Result
                     errors.join("; ")
                 )?;
             }
+            // Deltas are off unless the config asks for them.
+            _ => {}
         }
     }
     out.flush()

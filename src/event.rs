@@ -238,7 +238,11 @@ pub struct InvalidAction {
 }
 
 /// What the parser reports.
+///
+/// The enum is `#[non_exhaustive]`: new kinds of event may come (as
+/// `ActionDelta` did), so a `match` keeps a wildcard arm.
 #[derive(Debug, Clone, PartialEq)]
+#[non_exhaustive]
 pub enum Event {
     /// Text that is certain to be narrative. Adjacent narrative events may be
     /// merged freely: how the text is cut depends on the chunks pushed.

@@ -50,7 +50,6 @@ fn run<'a>(config: &Config, chunks: impl IntoIterator<Item = &'a [u8]>, bound: u
                     assert!(open.insert(id.0), "id {id} started twice");
                     None
                 }
-                Event::ActionDelta { .. } => None,
                 Event::ActionComplete(a) => {
                     assert!(open.remove(&a.id.0), "id {} ended unstarted", a.id);
                     out.complete.push(a.name.clone());
@@ -61,6 +60,7 @@ fn run<'a>(config: &Config, chunks: impl IntoIterator<Item = &'a [u8]>, bound: u
                     out.invalid += 1;
                     a.span.map(|s| (s, a.raw.len()))
                 }
+                _ => None,
             };
             if let Some((span, len)) = span {
                 assert_eq!(span.end - span.start, len, "span and raw agree");

@@ -145,6 +145,7 @@ fn summary(items: &[SseItem]) -> Vec<String> {
                 a.name.as_deref().unwrap_or("-"),
                 a.errors.first().map(|e| e.to_string()).unwrap_or_default()
             ),
+            other => format!("?{other:?}"),
         })
         .collect()
 }

@@ -32,6 +32,7 @@ pub fn summary(events: &[Event]) -> Vec<String> {
                 a.name.as_deref().unwrap_or("-"),
                 a.errors.first().map(|e| e.to_string()).unwrap_or_default()
             ),
+            other => format!("?{other:?}"),
         })
         .collect()
 }

@@ -60,6 +60,8 @@ pub fn event_json(e: &Event) -> Value {
             "errors": a.errors.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
             "raw": &*a.raw, "span": a.span,
         }),
+        // A kind of event this build of the CLI does not print.
+        _ => Value::Null,
     }
 }
 
@@ -86,10 +88,15 @@ impl<W: Write> Writer<W> {
                 Event::Narrative(t) => self.counts.narrative_bytes += t.len(),
                 Event::ActionComplete(_) => self.counts.actions += 1,
                 Event::ActionInvalid(_) => self.counts.invalid += 1,
-                Event::ActionStarted { .. } | Event::ActionDelta { .. } => {}
+                _ => {}
             }
             match self.style {
-                Style::Json => writeln!(self.out, "{}", event_json(e))?,
+                Style::Json => {
+                    let line = event_json(e);
+                    if !line.is_null() {
+                        writeln!(self.out, "{line}")?;
+                    }
+                }
                 Style::Pretty => self.pretty(e)?,
                 Style::Summary => {}
             }
@@ -168,6 +175,7 @@ impl<W: Write> Writer<W> {
                     errors.join("; ")
                 )
             }
+            _ => Ok(()),
         }
     }
 }
