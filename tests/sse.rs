@@ -1,6 +1,7 @@
 //! SSE input: recorded OpenAI and Anthropic streams, each parsed at every
 //! chunking of its bytes.
 
+mod common;
 use actionstream::oracle::{self, random_chunks};
 use actionstream::sse::{SseItem, SseParser};
 use actionstream::{Config, Event, Syntax};
@@ -124,7 +125,6 @@ fn summary(items: &[SseItem]) -> Vec<String> {
         .iter()
         .map(|i| match i {
             SseItem::Error(m) => format!("E:{m}"),
-            SseItem::Event(Event::Narrative(t)) => format!("N:{t}"),
             SseItem::Event(Event::ActionStarted {
                 id,
                 name,
@@ -135,17 +135,7 @@ fn summary(items: &[SseItem]) -> Vec<String> {
                 name.as_deref().unwrap_or("-"),
                 syntax.as_str()
             ),
-            SseItem::Event(Event::ActionDelta { id, text }) => format!("D{id}:{text}"),
-            SseItem::Event(Event::ActionComplete(a)) => {
-                format!("C{}:{}:{}", a.id, a.name, a.arguments)
-            }
-            SseItem::Event(Event::ActionInvalid(a)) => format!(
-                "I{}:{}:{}",
-                a.id,
-                a.name.as_deref().unwrap_or("-"),
-                a.errors.first().map(|e| e.to_string()).unwrap_or_default()
-            ),
-            other => format!("?{other:?}"),
+            SseItem::Event(e) => common::line(e),
         })
         .collect()
 }

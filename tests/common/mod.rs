@@ -17,24 +17,26 @@ pub fn parse_with(config: &Config, input: &str) -> Vec<Event> {
 /// One line per event, short, for assertions:
 /// `N:text`, `S0:name`, `D0:delta`, `C0:name:{args}`, `I0:name:first error`.
 pub fn summary(events: &[Event]) -> Vec<String> {
-    events
-        .iter()
-        .map(|e| match e {
-            Event::Narrative(t) => format!("N:{t}"),
-            Event::ActionStarted { id, name, .. } => {
-                format!("S{id}:{}", name.as_deref().unwrap_or("-"))
-            }
-            Event::ActionDelta { id, text } => format!("D{id}:{text}"),
-            Event::ActionComplete(a) => format!("C{}:{}:{}", a.id, a.name, a.arguments),
-            Event::ActionInvalid(a) => format!(
-                "I{}:{}:{}",
-                a.id,
-                a.name.as_deref().unwrap_or("-"),
-                a.errors.first().map(|e| e.to_string()).unwrap_or_default()
-            ),
-            other => format!("?{other:?}"),
-        })
-        .collect()
+    events.iter().map(line).collect()
+}
+
+/// The [`summary`] line of one event.
+pub fn line(e: &Event) -> String {
+    match e {
+        Event::Narrative(t) => format!("N:{t}"),
+        Event::ActionStarted { id, name, .. } => {
+            format!("S{id}:{}", name.as_deref().unwrap_or("-"))
+        }
+        Event::ActionDelta { id, text } => format!("D{id}:{text}"),
+        Event::ActionComplete(a) => format!("C{}:{}:{}", a.id, a.name, a.arguments),
+        Event::ActionInvalid(a) => format!(
+            "I{}:{}:{}",
+            a.id,
+            a.name.as_deref().unwrap_or("-"),
+            a.errors.first().map(|e| e.to_string()).unwrap_or_default()
+        ),
+        other => format!("?{other:?}"),
+    }
 }
 
 /// The complete actions as `name:{args}`.
