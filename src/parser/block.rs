@@ -781,7 +781,7 @@ impl Machine {
                 let mut slots = std::mem::take(&mut scanner.slots);
                 for (i, slot) in slots.iter_mut().enumerate() {
                     let id = b.ids.get(i).copied().flatten();
-                    let result = slot_action(slot, scanner.repaired(), cfg, &discriminators);
+                    let result = slot_action(slot, cfg, &discriminators);
                     actions.push((id, slot.name.take(), result));
                 }
             }
@@ -913,19 +913,12 @@ fn attr_arguments(
 /// The arguments of one slot, validated.
 fn slot_action(
     slot: &mut crate::scan::json::Slot,
-    repaired: &str,
     cfg: &crate::Config,
     discriminators: &[String],
 ) -> Shaped {
-    let Some((start, end)) = slot.range else {
+    // The value was built in the scanner's one pass, as the slot closed.
+    let Some(value) = slot.value.take() else {
         return Err(vec![ActionError::whole("the action's JSON is incomplete")]);
-    };
-    // The value was built in the scanner's pass; reading the repaired text
-    // again is only a fallback.
-    let value: Value = match slot.value.take() {
-        Some(v) => v,
-        None => serde_json::from_str(repaired.get(start..end).unwrap_or(""))
-            .map_err(|e| vec![ActionError::whole(format!("the JSON cannot be read: {e}"))])?,
     };
     let Value::Object(obj) = value else {
         return Err(vec![ActionError::whole(format!(

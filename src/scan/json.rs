@@ -12,9 +12,11 @@
 //!
 //! While it scans it writes a *repaired copy* of the JSON (`out`): literal
 //! control characters in strings are escaped, trailing commas and comments
-//! are blanked. The repairs are made in the same pass; serde_json later reads
-//! each action's value straight from the repaired copy. With strict mode on,
-//! every repair is an error instead.
+//! are blanked. The repairs are made in the same pass, and each value is
+//! built as it closes (strings and numbers from their text in the copy), so
+//! an action's arguments need no second parse. Only the content of a tag
+//! named by its `name` attribute that is not an object is read again from
+//! the copy. With strict mode on, every repair is an error instead.
 //!
 //! It also tracks **slots**, the values that become actions: each top-level
 //! value, each element of a top-level array, and each element of an
@@ -84,15 +86,12 @@ pub(crate) struct Slot {
     /// Where the values of `arguments`, `parameters` and `input` begin
     /// (offsets in the scanned text), for repair positions.
     pub args_at: Vec<(&'static str, usize)>,
-    /// Where the value stands in the repaired copy, once closed.
-    pub range: Option<(usize, usize)>,
     /// The value, built as it was scanned, once closed.
     pub value: Option<Value>,
     /// Where the value begins in the scanned text.
     pub raw_start: usize,
     /// Where it ends in the scanned text, once closed.
     pub raw_end: Option<usize>,
-    start: usize,
     has_args: bool,
     has_input_or_args: bool,
     name_val: Option<String>,
@@ -700,7 +699,6 @@ impl JsonScanner {
                     self.decide(false);
                 }
                 self.slots.push(Slot {
-                    start: self.out.len(),
                     raw_start: self.pos + self.cursor,
                     ..Slot::default()
                 });
@@ -878,9 +876,7 @@ impl JsonScanner {
         let raw_end = self.end_at.take().unwrap_or(self.pos + self.cursor + 1);
         if self.slot_depth == Some(self.stack.len()) {
             self.slot_depth = None;
-            let end = self.out.len();
             if let Some(s) = self.slots.last_mut() {
-                s.range = Some((s.start, end));
                 s.raw_end = Some(raw_end);
             }
         }
