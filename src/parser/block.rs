@@ -583,7 +583,7 @@ impl Machine {
     /// A JSON error, placed in the block.
     fn json_error(&self, b: &Block, offset: usize, message: &str) -> String {
         let raw = &self.buf[self.start - self.base..];
-        let (line, column) = line_col(raw, b.content_start + offset - self.start);
+        let (line, column) = LineWalk::new(raw).to(b.content_start + offset - self.start);
         format!("the JSON cannot be read: {message} (line {line}, column {column} of the block)")
     }
 
@@ -993,16 +993,4 @@ impl<'a> LineWalk<'a> {
         self.pos = at;
         (self.line, self.col + 1)
     }
-}
-
-/// Line and column (from 1; columns in characters) of byte `at` in `text`.
-pub(crate) fn line_col(text: &str, at: usize) -> (usize, usize) {
-    let mut at = at.min(text.len());
-    while !text.is_char_boundary(at) {
-        at -= 1;
-    }
-    let before = &text[..at];
-    let line = memchr::memchr_iter(b'\n', before.as_bytes()).count() + 1;
-    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
-    (line, before[line_start..].chars().count() + 1)
 }

@@ -216,12 +216,12 @@ impl Parser {
         utf8.finish(|text| m.push(text, ids, scratch));
         m.finish(ids, scratch);
         self.publish(out);
-        // Ready for a new response.
-        let shared = self.m.shared.clone();
-        self.m = Machine::new(shared, 0, 0);
-        self.ids = 0;
-        self.public.clear();
-        self.next_public = 0;
+        // Ready for a new response; the count of replaced bytes stays.
+        let utf8 = std::mem::take(&mut self.utf8);
+        *self = Parser {
+            utf8,
+            ..Parser::from_shared(self.m.shared.clone())
+        };
     }
 
     /// How many invalid UTF-8 sequences [`Parser::push_bytes`] replaced
