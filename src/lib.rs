@@ -63,7 +63,8 @@ pub use config_file::{ActionsSection, ConfigError, ConfigFile, ExecSpec};
 pub use event::{
     Action, ActionError, ActionId, Event, InvalidAction, Repair, RepairKind, Span, Syntax,
 };
-pub use parser::{narrative, parse_str, parse_str_with, NativeId, Parser, MAX_SPECULATION};
+pub(crate) use parser::NativeId;
+pub use parser::{narrative, parse_str, parse_str_with, Parser};
 pub use shape::xml_children;
 pub use utf8::Utf8Decoder;
 pub use validate::{type_name, TypeList, Validator};

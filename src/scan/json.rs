@@ -78,20 +78,20 @@ impl NameKey {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Slot {
     /// Its name once certain.
-    pub name: Option<String>,
+    name: Option<String>,
     /// The key that gave the name.
-    pub name_key: Option<NameKey>,
+    name_key: Option<NameKey>,
     /// The best-ranked discriminator or `type` value read so far.
     best: Option<(NameKey, String)>,
     /// Where the values of `arguments`, `parameters` and `input` begin
     /// (offsets in the scanned text), for repair positions.
-    pub args_at: Vec<(&'static str, usize)>,
+    args_at: Vec<(&'static str, usize)>,
     /// The value, built as it was scanned, once closed.
-    pub value: Option<Value>,
+    value: Option<Value>,
     /// Where the value begins in the scanned text.
-    pub raw_start: usize,
+    raw_start: usize,
     /// Where it ends in the scanned text, once closed.
-    pub raw_end: Option<usize>,
+    raw_end: Option<usize>,
     has_args: bool,
     has_input_or_args: bool,
     name_val: Option<String>,
@@ -235,18 +235,18 @@ pub(crate) struct JsonScanner {
     /// Stack depth at which the current slot value began.
     slot_depth: Option<usize>,
     discriminators: std::sync::Arc<[String]>,
-    pub slots: Vec<Slot>,
+    slots: Vec<Slot>,
     /// Slots whose name became certain since the last [`Self::take_named`].
     named: Vec<usize>,
-    pub repairs: Vec<(RepairKind, usize)>,
-    pub error: Option<ScanError>,
+    repairs: Vec<(RepairKind, usize)>,
+    error: Option<ScanError>,
     /// For generic blocks: whether the first slot has a discriminator key,
     /// once that is known.
-    pub decision: Option<bool>,
+    decision: Option<bool>,
     /// Where (in the scanned text) `decision` was made.
-    pub decided_at: usize,
+    decided_at: usize,
     /// Top-level values read.
-    pub values: usize,
+    values: usize,
     /// The current byte must be stepped again (a number ended at it).
     reprocess: bool,
     /// Index of the byte being stepped within the piece being fed.
@@ -331,6 +331,47 @@ impl JsonScanner {
                 self.discriminators.clone(),
             )
         };
+    }
+
+    /// The error that broke the JSON, if it broke.
+    pub fn error(&self) -> Option<&ScanError> {
+        self.error.as_ref()
+    }
+
+    /// For generic blocks: whether the first slot has a discriminator key,
+    /// and where (in the scanned text) that was decided.
+    pub fn decision(&self) -> Option<(bool, usize)> {
+        self.decision.map(|d| (d, self.decided_at))
+    }
+
+    /// Top-level values read.
+    pub fn values(&self) -> usize {
+        self.values
+    }
+
+    /// The repairs made, with their offsets in the scanned text.
+    pub fn repairs(&self) -> &[(RepairKind, usize)] {
+        &self.repairs
+    }
+
+    /// The values that become actions, in order.
+    pub fn slots(&self) -> &[Slot] {
+        &self.slots
+    }
+
+    /// The slots, to take their values.
+    pub fn slots_mut(&mut self) -> &mut [Slot] {
+        &mut self.slots
+    }
+
+    /// Slot `i`, if it has begun.
+    pub fn slot(&self, i: usize) -> Option<&Slot> {
+        self.slots.get(i)
+    }
+
+    /// Hands over the slots: the block has ended.
+    pub fn take_slots(&mut self) -> Vec<Slot> {
+        std::mem::take(&mut self.slots)
     }
 
     /// The repaired copy of everything scanned.
@@ -1052,6 +1093,41 @@ impl JsonScanner {
 }
 
 impl Slot {
+    /// Its name, once certain.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
+    }
+
+    /// Takes its name out.
+    pub fn take_name(&mut self) -> Option<String> {
+        self.name.take()
+    }
+
+    /// The key that gave the name.
+    pub fn name_key(&self) -> Option<NameKey> {
+        self.name_key
+    }
+
+    /// Where the values of `arguments`, `parameters` and `input` begin.
+    pub fn args_at(&self) -> &[(&'static str, usize)] {
+        &self.args_at
+    }
+
+    /// Takes out the value built as it was scanned (once closed).
+    pub fn take_value(&mut self) -> Option<Value> {
+        self.value.take()
+    }
+
+    /// Where the value begins in the scanned text.
+    pub fn raw_start(&self) -> usize {
+        self.raw_start
+    }
+
+    /// Where it ends in the scanned text, once closed.
+    pub fn raw_end(&self) -> Option<usize> {
+        self.raw_end
+    }
+
     /// The name by the contract's ranking from what has been read so far.
     pub fn resolve(&self) -> Option<(NameKey, String)> {
         if let Some(best) = &self.best {

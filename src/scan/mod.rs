@@ -3,4 +3,5 @@
 
 pub(crate) mod fence;
 pub(crate) mod json;
+pub(crate) mod line;
 pub(crate) mod tag;

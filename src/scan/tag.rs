@@ -215,3 +215,46 @@ impl TagProbe {
         self.attrs.push((key, value));
     }
 }
+
+/// Where a closing tag stands in a piece of text.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Found {
+    /// At this index.
+    At(usize),
+    /// Not there; a prefix of it may begin at this index (or `hay.len()`):
+    /// the text before it is certainly not part of a closer.
+    Partial(usize),
+}
+
+/// Finds `closer` (`</NAME>`) in `hay`, or the start of a prefix of it cut
+/// by the end of `hay`.
+pub(crate) fn find_closer(hay: &[u8], closer: &[u8]) -> Found {
+    let mut from = 0;
+    while let Some(i) = memchr::memchr(b'<', &hay[from..]) {
+        let at = from + i;
+        let tail = &hay[at..];
+        if tail.len() >= closer.len() {
+            if &tail[..closer.len()] == closer {
+                return Found::At(at);
+            }
+        } else if closer.starts_with(tail) {
+            return Found::Partial(at);
+        }
+        from = at + 1;
+    }
+    Found::Partial(hay.len())
+}
+
+#[cfg(test)]
+mod closer_tests {
+    use super::*;
+
+    #[test]
+    fn a_closer_is_found_whole_or_as_a_cut_prefix() {
+        let c = b"</tool_call>";
+        assert_eq!(find_closer(b"{}</tool_call> x", c), Found::At(2));
+        assert_eq!(find_closer(b"{} </tool_c", c), Found::Partial(3));
+        assert_eq!(find_closer(b"a < b </x>", c), Found::Partial(10));
+        assert_eq!(find_closer(b"", c), Found::Partial(0));
+    }
+}

@@ -1,0 +1,79 @@
+//! The emitter: the one place events are written and action ids minted.
+//!
+//! Every machine (the main one and each shadow) writes through an [`Emit`]:
+//! the id counter is shared by all of them, the output differs (a shadow
+//! writes to its own pending list, a block whose fate is open to its held
+//! list). Minting an id and writing its `ActionStarted` is one call,
+//! [`Emit::start`], so an action can never start without an id or get two.
+
+use crate::event::{ActionId, Event, Syntax};
+
+/// Where events go, and the id counter they draw from.
+#[derive(Debug)]
+pub(super) struct Emit<'a> {
+    ids: &'a mut u64,
+    out: &'a mut Vec<Event>,
+}
+
+impl<'a> Emit<'a> {
+    pub fn new(ids: &'a mut u64, out: &'a mut Vec<Event>) -> Self {
+        Emit { ids, out }
+    }
+
+    /// The same ids, writing to `out` instead (a shadow's pending events, a
+    /// block's held ones).
+    pub fn to<'b>(&'b mut self, out: &'b mut Vec<Event>) -> Emit<'b> {
+        Emit {
+            ids: &mut *self.ids,
+            out,
+        }
+    }
+
+    /// The same ids and output, for a call that needs its own `Emit`.
+    pub fn reborrow(&mut self) -> Emit<'_> {
+        Emit {
+            ids: &mut *self.ids,
+            out: &mut *self.out,
+        }
+    }
+
+    /// Writes narrative, joined to narrative just written.
+    pub fn narrative(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        match self.out.last_mut() {
+            Some(Event::Narrative(prev)) => prev.push_str(text),
+            _ => self.out.push(Event::Narrative(text.to_owned())),
+        }
+    }
+
+    /// Mints an id and writes the action's `ActionStarted`.
+    pub fn start(&mut self, name: Option<String>, syntax: Syntax, tag: &str) -> u64 {
+        let id = *self.ids;
+        *self.ids += 1;
+        self.out.push(Event::ActionStarted {
+            id: ActionId(id),
+            name,
+            syntax,
+            tag: tag.to_owned(),
+        });
+        id
+    }
+
+    /// Writes an event that is not a start.
+    pub fn push(&mut self, event: Event) {
+        self.out.push(event);
+    }
+
+    /// Writes events withheld while a block's fate was open.
+    pub fn extend(&mut self, events: Vec<Event>) {
+        self.out.extend(events);
+    }
+
+    /// Takes the events written so far (a shadow's pending events, as it
+    /// takes over).
+    pub fn append_from(&mut self, events: &mut Vec<Event>) {
+        self.out.append(events);
+    }
+}

@@ -1,0 +1,406 @@
+//! How a block ends: its raw text taken out, its actions shaped and
+//! validated, and its end events written, in action order.
+
+use std::sync::Arc;
+
+use serde_json::Value;
+
+use super::block::Block;
+use super::emit::Emit;
+use super::machine::{Machine, State};
+use super::syntax::{Closer, Content};
+use crate::config::Config;
+use crate::event::{Action, ActionError, ActionId, Event, InvalidAction, Repair, RepairKind, Span};
+use crate::scan::json::{JsonScanner, Naming, Slot};
+use crate::shape;
+use crate::validate::type_name;
+
+/// Repairs found while shaping an action: kind and offset in the content.
+type FoundRepairs = Vec<(RepairKind, usize)>;
+
+/// An action's arguments and repairs, or what is wrong with it.
+type Shaped = Result<(Value, FoundRepairs), Vec<ActionError>>;
+
+/// How a block ended.
+pub(super) enum Ending {
+    /// At a closer (or the end of input), its JSON complete.
+    Complete { missing_closer: bool },
+    /// Its JSON cannot be read, or is cut off: every action is invalid.
+    Broken(String),
+}
+
+impl Block {
+    /// Each slot's id (if started) and name (if read whole): what the
+    /// block's actions would be if it ended now, broken.
+    pub fn snapshot(&self) -> Vec<(Option<u64>, Option<String>)> {
+        match &self.content {
+            Content::Json(s) => s
+                .slots()
+                .iter()
+                .enumerate()
+                .map(|(i, slot)| (self.ids.get(i).copied().flatten(), slot.name_or_guess()))
+                .collect(),
+            Content::Xml => Vec::new(),
+        }
+    }
+}
+
+/// The validator's errors for `args` of action `name` (none without one).
+pub(super) fn validate(cfg: &Config, name: &str, args: &Value) -> Vec<ActionError> {
+    match &cfg.validator {
+        Some(v) => v.validate(name, args),
+        None => Vec::new(),
+    }
+}
+
+impl Machine {
+    /// A JSON error, placed in the block.
+    pub(super) fn json_error(&self, b: &Block, offset: usize, message: &str) -> String {
+        let raw = &self.buf[self.start - self.base..];
+        let (line, column) = LineWalk::new(raw).to(b.content_start + offset - self.start);
+        format!("the JSON cannot be read: {message} (line {line}, column {column} of the block)")
+    }
+
+    /// Ends the block at `to` and emits its events.
+    pub(super) fn end_block(&mut self, b: &mut Block, to: usize, ending: Ending, emit: &mut Emit<'_>) {
+        self.spec.drop_shadow();
+        match ending {
+            Ending::Broken(message) => {
+                let slots = b.snapshot();
+                let errors = vec![ActionError::whole(message)];
+                self.end_block_invalid(b, to, slots, errors, emit);
+            }
+            Ending::Complete { missing_closer } => {
+                if let Some(first) = b.first.take() {
+                    emit.extend(first.held);
+                }
+                if missing_closer && self.shared.cfg.strict {
+                    let what = b.closer.what();
+                    let message = format!("the block has no {what} (strict mode repairs nothing)");
+                    let slots = b.snapshot();
+                    let errors = vec![ActionError::whole(message)];
+                    self.end_block_invalid(b, to, slots, errors, emit);
+                    return;
+                }
+                self.end_block_complete(b, to, missing_closer, emit);
+            }
+        }
+    }
+
+    /// Takes the block's raw text `[start, to)` out of the buffer and moves
+    /// on past it.
+    fn take_raw(&mut self, b: &mut Block, to: usize) -> (Arc<str>, Span) {
+        let from = self.start - self.base;
+        let n = (to - self.start).min(self.buf.len() - from);
+        let raw: Arc<str> = self.buf[from..from + n].into();
+        let span = Span {
+            start: self.start,
+            end: self.start + n,
+        };
+        self.start += n;
+        self.pos = self.start;
+        self.keep_spare(std::mem::replace(&mut b.content, Content::Xml));
+        match b.closer {
+            Closer::Fence { .. } => self.new_line_at(self.start),
+            Closer::Tag { .. } => {
+                // After a tag, the line goes on; inline code counts afresh.
+                self.line.new_line();
+                self.state = State::Text;
+            }
+        }
+        (raw, span)
+    }
+
+    pub(super) fn end_block_invalid(
+        &mut self,
+        b: &mut Block,
+        to: usize,
+        slots: Vec<(Option<u64>, Option<String>)>,
+        errors: Vec<ActionError>,
+        emit: &mut Emit<'_>,
+    ) {
+        let (raw, span) = self.take_raw(b, to);
+        let list: Vec<(Option<u64>, Option<String>)> = match b.attr_id {
+            Some(id) => vec![(Some(id), b.name_attr.clone())],
+            None if slots.is_empty() => vec![(None, None)],
+            None => slots,
+        };
+        let list: Vec<(u64, Option<String>)> = list
+            .into_iter()
+            .map(|(id, name)| {
+                let id = id.unwrap_or_else(|| emit.start(name.clone(), b.syntax, &b.tag));
+                (id, name)
+            })
+            .collect();
+        for (id, name) in list {
+            emit.push(Event::ActionInvalid(Box::new(InvalidAction {
+                id: ActionId(id),
+                name,
+                errors: errors.clone(),
+                syntax: b.syntax,
+                tag: b.tag.clone(),
+                raw: raw.clone(),
+                span: Some(span),
+            })));
+        }
+    }
+
+    fn end_block_complete(
+        &mut self,
+        b: &mut Block,
+        to: usize,
+        missing_closer: bool,
+        emit: &mut Emit<'_>,
+    ) {
+        let content_from = b.content_start - self.base;
+        let content_to = match b.closer {
+            // The content of a tag ends at its closing tag, when it has one.
+            Closer::Tag { name } if !missing_closer => {
+                to - self.base - (self.shared.cfg.xml_tags[name].len() + 3)
+            }
+            _ => to - self.base,
+        };
+        let content = match b.content {
+            Content::Xml => self.buf[content_from.min(content_to)..content_to].to_owned(),
+            Content::Json(_) => String::new(),
+        };
+        let shared = self.shared.clone();
+        let cfg = &shared.cfg;
+        let discriminators = shared.discriminators.clone();
+        // Each action: (slot id, name, result).
+        let mut actions: Vec<(Option<u64>, Option<String>, Shaped)> = Vec::new();
+        let mut repairs: Vec<(RepairKind, usize)> = Vec::new();
+        let is_xml = matches!(b.content, Content::Xml);
+        let mut scanner_for_xml;
+        let scanner: &mut JsonScanner = match &mut b.content {
+            Content::Json(s) => {
+                let rel = b.content_start - self.start;
+                repairs.extend(s.repairs().iter().map(|&(k, o)| (k, rel + o)));
+                s
+            }
+            Content::Xml => {
+                // XML children become one object, named by the usual rules.
+                let mut s =
+                    JsonScanner::new(Naming::Action, false, cfg.max_depth, discriminators.clone());
+                match shape::xml_children(&content) {
+                    Ok(v) => s.feed(&v.to_string()),
+                    Err(e) => {
+                        if let Some(id) = b.attr_id {
+                            actions.push((Some(id), b.name_attr.clone(), Err(vec![e])));
+                        } else {
+                            actions.push((None, None, Err(vec![e])));
+                        }
+                    }
+                }
+                let _ = s.finish_value();
+                scanner_for_xml = s;
+                &mut scanner_for_xml
+            }
+        };
+        if actions.is_empty() {
+            if let Some(id) = b.attr_id {
+                let name = b.name_attr.clone().unwrap_or_default();
+                let result = attr_arguments(scanner, &content, is_xml).and_then(|args| {
+                    let errors = validate(cfg, &name, &args);
+                    if errors.is_empty() {
+                        Ok((args, Vec::new()))
+                    } else {
+                        Err(errors)
+                    }
+                });
+                actions.push((Some(id), Some(name), result));
+            } else if scanner.slots().is_empty() {
+                actions.push((
+                    None,
+                    None,
+                    Err(vec![ActionError::whole(
+                        "the block holds no action object: expected a JSON object such as {\"action\": \"name\", …}",
+                    )]),
+                ));
+            } else {
+                for (i, mut slot) in scanner.take_slots().into_iter().enumerate() {
+                    let id = b.ids.get(i).copied().flatten();
+                    let result = slot_action(&mut slot, cfg, &discriminators);
+                    actions.push((id, slot.take_name(), result));
+                }
+            }
+        }
+        let rel = b.content_start - self.start;
+        for (_, _, r) in &actions {
+            if let Ok((_, found)) = r {
+                repairs.extend(found.iter().map(|&(k, at)| (k, rel + at)));
+            }
+        }
+        repairs.sort_by_key(|&(_, at)| at);
+        let raw_text = self.text(self.start, to);
+        let raw_len = raw_text.len();
+        // Repairs are sorted: one walk over the raw text places them all.
+        let mut walk = LineWalk::new(raw_text);
+        let mut block_repairs: Vec<Repair> = repairs
+            .iter()
+            .map(|&(kind, at)| {
+                let (line, column) = walk.to(at.min(raw_len));
+                Repair { kind, line, column }
+            })
+            .collect();
+        if missing_closer {
+            let (line, column) = walk.to(raw_len);
+            block_repairs.push(Repair {
+                kind: RepairKind::MissingCloser,
+                line,
+                column,
+            });
+        }
+        let block_repairs: Arc<[Repair]> = block_repairs.into();
+        let (raw, span) = self.take_raw(b, to);
+        // Unstarted actions start now, in order; then all end, in order.
+        let ended: Vec<(u64, Option<String>, Shaped)> = actions
+            .into_iter()
+            .map(|(id, name, result)| {
+                let id = id.unwrap_or_else(|| emit.start(name.clone(), b.syntax, &b.tag));
+                (id, name, result)
+            })
+            .collect();
+        for (id, name, result) in ended {
+            emit.push(match (name, result) {
+                (Some(name), Ok((arguments, _))) => Event::ActionComplete(Box::new(Action {
+                    id: ActionId(id),
+                    name,
+                    arguments,
+                    syntax: b.syntax,
+                    tag: b.tag.clone(),
+                    attributes: b.attrs.clone(),
+                    raw: raw.clone(),
+                    span: Some(span),
+                    repairs: block_repairs.clone(),
+                })),
+                (name, result) => Event::ActionInvalid(Box::new(InvalidAction {
+                    id: ActionId(id),
+                    name,
+                    errors: result
+                        .err()
+                        .unwrap_or_else(|| vec![ActionError::whole("the action has no name")]),
+                    syntax: b.syntax,
+                    tag: b.tag.clone(),
+                    raw: raw.clone(),
+                    span: Some(span),
+                })),
+            });
+        }
+    }
+}
+
+/// The arguments of a tag named by its `name` attribute: its content.
+fn attr_arguments(
+    scanner: &mut JsonScanner,
+    content: &str,
+    xml: bool,
+) -> Result<Value, Vec<ActionError>> {
+    let text = if xml {
+        String::new()
+    } else {
+        scanner.repaired().trim().to_owned()
+    };
+    if xml {
+        return shape::xml_children(content).map_err(|e| vec![e]);
+    }
+    if text.is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    if scanner.values() > 1 {
+        return Err(vec![ActionError::whole(format!(
+            "expected one JSON value as the arguments, found {}",
+            scanner.values()
+        ))]);
+    }
+    // An object was built as it was scanned; other values (an array, whose
+    // elements were taken as slots) are read from the repaired text.
+    if let [slot] = scanner.slots_mut() {
+        if let Some(v @ Value::Object(_)) = slot.take_value() {
+            return Ok(v);
+        }
+    }
+    serde_json::from_str(&text)
+        .map_err(|e| vec![ActionError::whole(format!("the JSON cannot be read: {e}"))])
+}
+
+/// The arguments of one slot, validated.
+fn slot_action(slot: &mut Slot, cfg: &Config, discriminators: &[String]) -> Shaped {
+    // The value was built in the scanner's one pass, as the slot closed.
+    let Some(value) = slot.take_value() else {
+        return Err(vec![ActionError::whole("the action's JSON is incomplete")]);
+    };
+    let Value::Object(obj) = value else {
+        return Err(vec![ActionError::whole(format!(
+            "expected an action object, found {}",
+            type_name(&value)
+        ))]);
+    };
+    let (Some(name), Some(key)) = (slot.name(), slot.name_key()) else {
+        let d = discriminators
+            .first()
+            .map(String::as_str)
+            .unwrap_or("action");
+        return Err(vec![ActionError::whole(format!(
+            "the object has no name: expected a string under \"{d}\" (or \"name\" with \"arguments\")"
+        ))]);
+    };
+    let (args, repair) =
+        shape::arguments(obj, key, discriminators, cfg.strict).map_err(|e| vec![e])?;
+    let errors = validate(cfg, name, &args);
+    if errors.is_empty() {
+        let at = |field: &str| {
+            slot.args_at()
+                .iter()
+                .find(|(k, _)| *k == field)
+                .map_or(0, |&(_, at)| at)
+        };
+        Ok((
+            args,
+            repair
+                .map(|f| (RepairKind::ArgumentsAsString, at(f)))
+                .into_iter()
+                .collect(),
+        ))
+    } else {
+        Err(errors)
+    }
+}
+
+/// Lines and columns of increasing offsets in one text, in one pass.
+struct LineWalk<'a> {
+    text: &'a str,
+    pos: usize,
+    line: usize,
+    /// Characters between the line's start and `pos`.
+    col: usize,
+}
+
+impl<'a> LineWalk<'a> {
+    fn new(text: &'a str) -> Self {
+        LineWalk {
+            text,
+            pos: 0,
+            line: 1,
+            col: 0,
+        }
+    }
+
+    /// Line and column (from 1) of byte `at`, which is not before the last.
+    fn to(&mut self, at: usize) -> (usize, usize) {
+        let mut at = at.min(self.text.len()).max(self.pos);
+        while !self.text.is_char_boundary(at) {
+            at -= 1;
+        }
+        let seg = &self.text[self.pos.min(at)..at];
+        match seg.rfind('\n') {
+            Some(i) => {
+                self.line += memchr::memchr_iter(b'\n', seg.as_bytes()).count();
+                self.col = seg[i + 1..].chars().count();
+            }
+            None => self.col += seg.chars().count(),
+        }
+        self.pos = at;
+        (self.line, self.col + 1)
+    }
+}

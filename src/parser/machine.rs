@@ -1,0 +1,525 @@
+//! The narrative machine: text, line starts, tag openers and fenced blocks
+//! that are narrative; it hands blocks to [`super::block`].
+
+use std::sync::Arc;
+
+use memchr::{memchr, memchr3};
+
+use super::block::Block;
+use super::emit::Emit;
+use super::speculate::Speculation;
+use super::syntax::{Closer, Content, Opened, Reader};
+use super::Shared;
+use crate::config::Config;
+use crate::event::Syntax;
+use crate::scan::fence::{CloseProbe, Fence, OpenProbe, Probe};
+use crate::scan::json::{JsonScanner, Naming};
+use crate::scan::line::{plain_line_start, LineContext};
+use crate::scan::tag::{find_closer, Found, TagProbe, MAX_OPENER};
+
+/// Where the machine is. See the diagram in the [module docs](super).
+#[derive(Debug, Clone)]
+pub(super) enum State {
+    /// Narrative, mid-line.
+    Text,
+    /// Narrative at a line start (`from`), probing for a fence opener.
+    LineStart { probe: OpenProbe, from: usize },
+    /// A `<` at `from` that may open a call tag.
+    TagOpen { probe: Box<TagProbe>, from: usize },
+    /// Inside a fenced block that is narrative; `probe` runs from `from` at
+    /// a line start.
+    Fenced {
+        fence: Fence,
+        probe: Option<CloseProbe>,
+        from: usize,
+    },
+    /// The rest of an oversize tag block up to its closer: narrative.
+    SkipTag { name: usize },
+    /// A block being read.
+    Block(Box<Block>),
+    /// The block is out of the state while a step reads it; a step that
+    /// ends the block sets the next state, else the block goes back.
+    Detached,
+}
+
+/// What a step asks of the loop that runs the machine.
+pub(super) enum Flow {
+    /// Carry on in the (possibly new) state.
+    Go,
+    /// Nothing more can be decided without more text.
+    Wait,
+    /// The machine was replaced by its shadow, which has run already.
+    Replaced,
+}
+
+/// One parsing machine: the main one, or a shadow.
+#[derive(Debug, Clone)]
+pub(super) struct Machine {
+    pub shared: Arc<Shared>,
+    pub buf: String,
+    /// Offset of `buf[0]`.
+    pub base: usize,
+    /// Offset of the first byte not yet given out (narrative or block raw).
+    pub start: usize,
+    /// Offset of the next byte to scan.
+    pub pos: usize,
+    pub state: State,
+    pub line: LineContext,
+    /// The shadow reading past a block's first closer, if any.
+    pub spec: Speculation,
+    /// The scanner of the last block, kept for the next one.
+    spare: Option<Box<JsonScanner>>,
+}
+
+impl Machine {
+    pub fn new(shared: Arc<Shared>, base: usize, depth: usize) -> Self {
+        Machine {
+            shared,
+            buf: String::new(),
+            base,
+            start: base,
+            pos: base,
+            state: State::LineStart {
+                probe: OpenProbe::new(3),
+                from: base,
+            },
+            line: LineContext::default(),
+            spec: Speculation::new(base, depth),
+            spare: None,
+        }
+    }
+
+    pub fn cfg(&self) -> &Config {
+        &self.shared.cfg
+    }
+
+    /// Offset just past the text taken so far.
+    pub fn end(&self) -> usize {
+        self.base + self.buf.len()
+    }
+
+    fn byte(&self, at: usize) -> u8 {
+        self.buf.as_bytes()[at - self.base]
+    }
+
+    /// Text `[from, to)` (absolute offsets).
+    pub fn text(&self, from: usize, to: usize) -> &str {
+        &self.buf[from - self.base..to - self.base]
+    }
+
+    pub fn push(&mut self, text: &str, emit: &mut Emit<'_>) {
+        self.buf.push_str(text);
+        self.run(emit);
+    }
+
+    /// Runs the machine over what is buffered.
+    fn run(&mut self, emit: &mut Emit<'_>) {
+        loop {
+            let flow = match &self.state {
+                State::Text => self.narrative_text(),
+                State::LineStart { .. } => self.line_start(emit),
+                State::TagOpen { .. } => self.tag_open(emit),
+                State::Fenced { .. } => self.fenced(),
+                State::SkipTag { .. } => self.skip_tag(),
+                State::Block(_) => {
+                    let flow = self.block(emit);
+                    self.sync_shadow(emit);
+                    flow
+                }
+                State::Detached => Flow::Go,
+            };
+            match flow {
+                Flow::Go => {}
+                Flow::Wait => break,
+                Flow::Replaced => return,
+            }
+        }
+        self.flush_narrative(emit);
+    }
+
+    /// Emits narrative that can no longer begin anything.
+    fn flush_narrative(&mut self, emit: &mut Emit<'_>) {
+        let keep_from = match &self.state {
+            State::Text | State::SkipTag { .. } => self.pos,
+            State::LineStart { from, .. } | State::TagOpen { from, .. } => *from,
+            State::Fenced { probe, from, .. } => {
+                if probe.is_some() {
+                    *from
+                } else {
+                    self.pos
+                }
+            }
+            State::Block(_) | State::Detached => self.start,
+        };
+        self.emit_narrative_to(keep_from, emit);
+        let dead = self.start - self.base;
+        if dead > 0 && dead >= self.buf.len() / 2 {
+            self.buf.drain(..dead);
+            self.base = self.start;
+        }
+    }
+
+    /// Gives out the text up to `to` as narrative.
+    pub fn emit_narrative_to(&mut self, to: usize, emit: &mut Emit<'_>) {
+        if to > self.start {
+            emit.narrative(self.text(self.start, to));
+            self.start = to;
+        }
+    }
+
+    // -- narrative ----------------------------------------------------------
+
+    fn narrative_text(&mut self) -> Flow {
+        let end = self.end();
+        // A backtick run cut by the last push may continue.
+        if self.line.run > 0 {
+            while self.pos < end && self.byte(self.pos) == b'`' {
+                self.line.run += 1;
+                self.pos += 1;
+            }
+            if self.pos == end {
+                return Flow::Wait;
+            }
+            self.line.end_run();
+        }
+        loop {
+            let rest = &self.buf.as_bytes()[self.pos - self.base..];
+            let Some(i) = memchr3(b'\n', b'<', b'`', rest) else {
+                self.pos = end;
+                return Flow::Wait;
+            };
+            let at = self.pos + i;
+            match rest[i] {
+                b'\n' => {
+                    self.pos = at + 1;
+                    self.line.new_line();
+                    // Most lines start with a byte that can begin neither a
+                    // fence nor a list item: no probe for them.
+                    if rest.get(i + 1).is_some_and(|&c| plain_line_start(c)) {
+                        self.line.plain_line();
+                        continue;
+                    }
+                    self.state = State::LineStart {
+                        probe: self.line.fence_probe(),
+                        from: self.pos,
+                    };
+                    return Flow::Go;
+                }
+                b'`' => {
+                    let run = rest[i..].iter().take_while(|&&b| b == b'`').count();
+                    self.pos = at + run;
+                    self.line.run = run;
+                    if self.pos == end {
+                        return Flow::Wait;
+                    }
+                    self.line.end_run();
+                }
+                _ => {
+                    self.pos = at + 1;
+                    // A `<` followed by a byte that begins no tag name is text.
+                    let next = rest.get(i + 1).copied();
+                    let first = &self.shared.tag_first;
+                    if next.is_some_and(|c| first[usize::from(c >> 6)] >> (c & 63) & 1 == 0) {
+                        continue;
+                    }
+                    if !self.line.in_code() {
+                        self.state = State::TagOpen {
+                            probe: Box::new(TagProbe::new()),
+                            from: at,
+                        };
+                        return Flow::Go;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Moves to the start of a new line at `at`.
+    pub fn new_line_at(&mut self, at: usize) {
+        self.pos = at;
+        self.line.new_line();
+        self.state = State::LineStart {
+            probe: self.line.fence_probe(),
+            from: at,
+        };
+    }
+
+    fn line_start(&mut self, emit: &mut Emit<'_>) -> Flow {
+        let end = self.end();
+        let State::LineStart { probe, from } = &mut self.state else {
+            return Flow::Go;
+        };
+        let from = *from;
+        let bytes = self.buf.as_bytes();
+        let mut verdict = Probe::More;
+        while self.pos < end {
+            if self.pos - from > MAX_OPENER {
+                verdict = Probe::No;
+                break;
+            }
+            verdict = probe.step(bytes[self.pos - self.base]);
+            if verdict == Probe::No {
+                break;
+            }
+            self.pos += 1;
+            if verdict == Probe::Yes {
+                break;
+            }
+        }
+        match verdict {
+            Probe::More => Flow::Wait,
+            Probe::No => {
+                let probe = probe.clone();
+                let at_newline = self.pos < end && self.byte(self.pos) == b'\n';
+                self.line.not_a_fence(&probe, at_newline);
+                // Resume after the indentation: nothing in it is special.
+                self.pos = from + probe.indent_bytes;
+                self.state = State::Text;
+                Flow::Go
+            }
+            Probe::Yes => {
+                let probe = probe.clone();
+                self.fence_opened(&probe, from, emit);
+                Flow::Go
+            }
+        }
+    }
+
+    fn fence_opened(&mut self, probe: &OpenProbe, from: usize, emit: &mut Emit<'_>) {
+        let fence = probe.fence();
+        let tag = probe.tag().unwrap_or("").to_owned();
+        let cfg = self.cfg();
+        let generic = if cfg.is_action_fence_tag(&tag) {
+            false
+        } else if cfg.is_generic_fence_tag(&tag) {
+            true
+        } else {
+            self.state = State::Fenced {
+                fence,
+                probe: Some(CloseProbe::new(fence)),
+                from: self.pos,
+            };
+            return;
+        };
+        let naming = if generic {
+            Naming::Generic
+        } else {
+            Naming::Action
+        };
+        let opened = Opened {
+            syntax: Syntax::Fence,
+            tag,
+            closer: Closer::fence(fence),
+            reader: Reader::Json(naming),
+            from,
+            content_start: self.pos,
+            generic,
+            name_attr: None,
+            attrs: Vec::new(),
+        };
+        self.open_block(opened, emit);
+    }
+
+    fn tag_open(&mut self, emit: &mut Emit<'_>) -> Flow {
+        let end = self.end();
+        let names = &self.shared.cfg.xml_tags;
+        let State::TagOpen { probe, from } = &mut self.state else {
+            return Flow::Go;
+        };
+        let from = *from;
+        let bytes = self.buf.as_bytes();
+        let mut verdict = Probe::More;
+        while self.pos < end {
+            verdict = probe.step(bytes[self.pos - self.base], names);
+            if verdict != Probe::More {
+                break;
+            }
+            self.pos += 1;
+        }
+        match verdict {
+            Probe::More => Flow::Wait,
+            Probe::No => {
+                // Resume where the probe stopped, or at the first line ending
+                // it passed after `>`.
+                if let Some(nl) = probe.first_newline {
+                    self.pos = from + 1 + nl;
+                }
+                self.state = State::Text;
+                Flow::Go
+            }
+            Probe::Yes => {
+                let probe = probe.clone();
+                let first = self.byte(self.pos);
+                self.tag_opened(&probe, from, first, emit);
+                Flow::Go
+            }
+        }
+    }
+
+    fn tag_opened(&mut self, probe: &TagProbe, from: usize, first: u8, emit: &mut Emit<'_>) {
+        let names = &self.shared.cfg.xml_tags;
+        let Some(name) = probe.name.filter(|&i| i < names.len()) else {
+            self.state = State::Text;
+            return;
+        };
+        let tag = names[name].clone();
+        let mut attrs = probe.attrs.clone();
+        let name_attr = attrs
+            .iter()
+            .position(|(k, _)| k == "name")
+            .map(|i| attrs.remove(i).1);
+        let opened = Opened {
+            syntax: Syntax::Tag,
+            tag,
+            closer: Closer::Tag { name },
+            reader: if first == b'<' {
+                Reader::Xml
+            } else {
+                Reader::Json(Naming::Action)
+            },
+            from,
+            // The white space between `>` and the content is scanned as
+            // content.
+            content_start: from + 1 + probe.open_len,
+            generic: false,
+            name_attr,
+            attrs,
+        };
+        self.open_block(opened, emit);
+    }
+
+    /// A block begins: the narrative before it goes out, and one named by
+    /// an attribute starts its action at once.
+    fn open_block(&mut self, o: Opened, emit: &mut Emit<'_>) {
+        self.emit_narrative_to(o.from, emit);
+        let content = match o.reader {
+            Reader::Json(naming) => Content::Json(self.scanner(naming)),
+            Reader::Xml => Content::Xml,
+        };
+        let attr_id = o
+            .name_attr
+            .as_ref()
+            .map(|n| emit.start(Some(n.clone()), o.syntax, &o.tag));
+        self.pos = o.content_start;
+        self.state = State::Block(Box::new(Block::new(o, content, attr_id)));
+    }
+
+    fn scanner(&mut self, naming: Naming) -> Box<JsonScanner> {
+        match self.spare.take() {
+            Some(mut s) => {
+                s.reset(naming);
+                s
+            }
+            None => Box::new(JsonScanner::new(
+                naming,
+                self.cfg().strict,
+                self.cfg().max_depth,
+                self.shared.discriminators.clone(),
+            )),
+        }
+    }
+
+    /// Keeps a finished block's scanner for the next block.
+    pub fn keep_spare(&mut self, content: Content) {
+        if let Content::Json(s) = content {
+            self.spare = Some(s);
+        }
+    }
+
+    /// A fenced block whose text is narrative: read on to its closer.
+    pub fn narrative_fence(&mut self, fence: Fence, probe: Option<CloseProbe>, from: usize) {
+        self.state = State::Fenced { fence, probe, from };
+    }
+
+    fn fenced(&mut self) -> Flow {
+        let end = self.end();
+        let State::Fenced { fence, probe, from } = &mut self.state else {
+            return Flow::Go;
+        };
+        if let Some(p) = probe {
+            let bytes = self.buf.as_bytes();
+            while self.pos < end {
+                match p.step(bytes[self.pos - self.base]) {
+                    Probe::More => self.pos += 1,
+                    Probe::No => {
+                        *probe = None;
+                        break;
+                    }
+                    Probe::Yes => {
+                        self.new_line_at(self.pos + 1);
+                        return Flow::Go;
+                    }
+                }
+            }
+            if probe.is_some() {
+                return Flow::Wait;
+            }
+        }
+        let rest = &self.buf.as_bytes()[self.pos - self.base..];
+        match memchr(b'\n', rest) {
+            Some(i) => {
+                self.pos += i + 1;
+                *probe = Some(CloseProbe::new(*fence));
+                *from = self.pos;
+                Flow::Go
+            }
+            None => {
+                self.pos = end;
+                Flow::Wait
+            }
+        }
+    }
+
+    fn skip_tag(&mut self) -> Flow {
+        let State::SkipTag { name } = self.state else {
+            return Flow::Go;
+        };
+        let closer = &self.shared.closers[name];
+        match find_closer(
+            &self.buf.as_bytes()[self.pos - self.base..],
+            closer.as_bytes(),
+        ) {
+            Found::At(i) => {
+                self.pos += i + closer.len();
+                self.line.new_line();
+                self.state = State::Text;
+                Flow::Go
+            }
+            Found::Partial(i) => {
+                // Hold the partial closer: it is not narrative yet.
+                self.pos += i;
+                Flow::Wait
+            }
+        }
+    }
+
+    /// Ends the input: everything held is decided.
+    ///
+    /// A block ending at the end of input may hand over to a shadow, or turn
+    /// into narrative that ended at its first closer: then the new state is
+    /// decided in turn.
+    pub fn finish(&mut self, emit: &mut Emit<'_>) {
+        loop {
+            let end = self.end();
+            match std::mem::replace(&mut self.state, State::Text) {
+                State::LineStart { probe, from } if probe.complete_at_eof() => {
+                    self.pos = end;
+                    self.fence_opened(&probe, from, emit);
+                    if !matches!(self.state, State::Block(_)) {
+                        break;
+                    }
+                }
+                State::Block(b) => self.state = State::Block(b),
+                _ => break,
+            }
+            if !self.block_at_eof(emit) {
+                return;
+            }
+        }
+        self.spec.drop_shadow();
+        let end = self.end();
+        self.pos = end;
+        self.emit_narrative_to(end, emit);
+        self.state = State::Text;
+    }
+}

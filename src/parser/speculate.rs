@@ -1,0 +1,165 @@
+//! Speculation: the shadow machine that reads past a block's first closer
+//! while the block's JSON is still open.
+//!
+//! A block whose JSON is open at a closer (a fence line inside a string,
+//! say) may complete at a later closer, or break, in which case it ends at
+//! *that first* closer and the text after it is parsed as usual. Rather than
+//! parse that text again later, a shadow machine starts at the closer and is
+//! fed, in lockstep, each piece the block reads ([`Machine::sync_shadow`]).
+//! If the block completes, the shadow is dropped; if it breaks or is cut
+//! off, the block ends at its first closer and the shadow, with everything
+//! it has found, takes over ([`Machine::take_over`]). Lockstep keeps the
+//! chain of shadows a function of the text alone: the shadow reads each piece
+//! right after the block does, and up to the very byte where the block
+//! breaks before it takes over. Shadows nest at most [`MAX_SPECULATION`]
+//! deep: a block that would need a deeper one ends at that closer.
+//!
+//! What must change together: a new way for a block to end (a new
+//! [`super::ending::Ending`]) must drop the shadow (complete) or hand over
+//! to it (broken after a closer), and anything a block emits while
+//! [`Block::first`] is set goes through [`held`] so that it is withheld
+//! until the block's fate is known.
+
+use super::block::Block;
+use super::emit::Emit;
+use super::machine::{Flow, Machine, State};
+use super::syntax::Closer;
+use crate::event::{ActionError, Event};
+
+/// How deep shadows nest (see the module docs).
+pub(super) const MAX_SPECULATION: usize = 4;
+
+/// A machine's speculation: its shadow, if any, and its own place in a
+/// chain of shadows.
+#[derive(Debug, Clone)]
+pub(super) struct Speculation {
+    /// How deep this machine is in the chain of shadows.
+    depth: usize,
+    shadow: Option<Box<Machine>>,
+    /// Offset up to which the shadow has been fed.
+    fed: usize,
+    /// This machine's events while it is a shadow, kept until it takes over.
+    pending: Vec<Event>,
+}
+
+impl Speculation {
+    pub fn new(base: usize, depth: usize) -> Self {
+        Speculation {
+            depth,
+            shadow: None,
+            fed: base,
+            pending: Vec::new(),
+        }
+    }
+
+    pub fn depth(&self) -> usize {
+        self.depth
+    }
+
+    /// The shadow, if one is reading.
+    pub fn shadow(&self) -> Option<&Machine> {
+        self.shadow.as_deref()
+    }
+
+    /// The block ended for good at a later closer: the shadow is dropped.
+    pub fn drop_shadow(&mut self) {
+        self.shadow = None;
+    }
+}
+
+/// What the block was at its first closer, in case it must end there.
+#[derive(Debug, Clone)]
+pub(super) struct FirstCloser {
+    pub end: usize,
+    /// Each slot's id (if started) and name (if read whole) at that point.
+    pub slots: Vec<(Option<u64>, Option<String>)>,
+    /// Events withheld while the block's fate is open.
+    pub held: Vec<Event>,
+}
+
+/// Where a block's events go: withheld while its fate is open, else out.
+pub(super) fn held<'b>(first: &'b mut Option<FirstCloser>, emit: &'b mut Emit<'_>) -> Emit<'b> {
+    match first {
+        Some(first) => emit.to(&mut first.held),
+        None => emit.reborrow(),
+    }
+}
+
+impl Machine {
+    /// Feeds the shadow, in lockstep, the text this machine has read past
+    /// its block's first closer.
+    pub(super) fn sync_shadow(&mut self, emit: &mut Emit<'_>) {
+        self.feed_shadow_to(self.pos, emit);
+    }
+
+    pub(super) fn feed_shadow_to(&mut self, to: usize, emit: &mut Emit<'_>) {
+        let fed = self.spec.fed;
+        if let Some(shadow) = self.spec.shadow.as_deref_mut() {
+            if to <= fed {
+                return;
+            }
+            let text = &self.buf[fed - self.base..to - self.base];
+            let mut pending = std::mem::take(&mut shadow.spec.pending);
+            shadow.push(text, &mut emit.to(&mut pending));
+            shadow.spec.pending = pending;
+            self.spec.fed = to;
+        }
+    }
+
+    /// Starts a shadow at `at`, the end of the block's first closer.
+    pub(super) fn speculate(&mut self, b: &mut Block, at: usize) {
+        b.first = Some(FirstCloser {
+            end: at,
+            slots: b.snapshot(),
+            held: Vec::new(),
+        });
+        let mut shadow = Machine::new(self.shared.clone(), at, self.spec.depth + 1);
+        shadow.line = self.line.list_only();
+        if let Closer::Tag { .. } = b.closer {
+            shadow.state = State::Text;
+        }
+        self.spec.shadow = Some(Box::new(shadow));
+        self.spec.fed = at;
+    }
+
+    /// The block breaks, or is cut off, after it passed a closer: it ends at
+    /// that first closer and the shadow takes over.
+    pub(super) fn fail_at_first_closer(
+        &mut self,
+        b: &mut Block,
+        message: String,
+        emit: &mut Emit<'_>,
+    ) -> Flow {
+        let Some(first) = b.first.take() else {
+            return Flow::Go;
+        };
+        let raw_end = first.end;
+        if b.undecided() {
+            self.emit_narrative_to(raw_end, emit);
+        } else {
+            let errors = vec![ActionError::whole(message)];
+            self.end_block_invalid(b, raw_end, first.slots, errors, emit);
+        }
+        self.take_over(emit);
+        Flow::Replaced
+    }
+
+    /// The shadow becomes this machine; its events come out.
+    fn take_over(&mut self, emit: &mut Emit<'_>) {
+        let Some(mut shadow) = self.spec.shadow.take() else {
+            self.state = State::Text;
+            return;
+        };
+        let mut m = Some(&mut *shadow);
+        while let Some(machine) = m {
+            machine.spec.depth = machine.spec.depth.saturating_sub(1);
+            m = machine.spec.shadow.as_deref_mut();
+        }
+        // The shadow reads everything this machine held past its closer.
+        let text = &self.buf[self.spec.fed - self.base..];
+        let mut pending = std::mem::take(&mut shadow.spec.pending);
+        shadow.push(text, &mut emit.to(&mut pending));
+        *self = *shadow;
+        emit.append_from(&mut pending);
+    }
+}
