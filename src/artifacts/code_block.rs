@@ -11,6 +11,7 @@ use memchr::memchr;
 
 use crate::event::{Event, Span, Syntax};
 use crate::scan::fence::{CloseProbe, Fence, OpenProbe, Probe};
+use crate::scan::line::LineContext;
 use crate::scan::tag::MAX_OPENER;
 
 use super::path::path_in_line;
@@ -145,8 +146,8 @@ pub struct CodeBlocks {
     line: usize,
     /// Offset of the current line's start.
     line_start: usize,
-    /// Content indentation of the list item we are in (as the parser keeps it).
-    list: Option<usize>,
+    /// The Markdown line context (list items), as the parser keeps it.
+    context: LineContext,
     mode: Mode,
     /// The current line outside blocks, while it may be a heading or label.
     line_buf: Vec<u8>,
@@ -179,7 +180,7 @@ impl CodeBlocks {
             offset: 0,
             line: 1,
             line_start: 0,
-            list: None,
+            context: LineContext::default(),
             mode: Mode::Outside {
                 probe: Some(OpenProbe::new(3)),
                 stepped: 0,
@@ -360,7 +361,7 @@ impl CodeBlocks {
                             Mode::Block(block)
                         }
                         Probe::No => {
-                            self.not_a_fence(&p, b == b'\n');
+                            self.context.not_a_fence(&p, b == b'\n');
                             Mode::Outside {
                                 probe: None,
                                 stepped: 0,
@@ -619,22 +620,8 @@ impl CodeBlocks {
 
     fn fresh_line(&self) -> Mode {
         Mode::Outside {
-            probe: Some(OpenProbe::new(self.max_fence_indent())),
+            probe: Some(self.context.fence_probe()),
             stepped: 0,
-        }
-    }
-
-    fn max_fence_indent(&self) -> usize {
-        self.list.map_or(3, |w| w + 3)
-    }
-
-    /// The line is not a fence opener: note list items as the parser does.
-    fn not_a_fence(&mut self, probe: &OpenProbe, at_newline: bool) {
-        let blank = at_newline && probe.tag.is_empty();
-        if let Some(w) = probe.list_item {
-            self.list = Some(w);
-        } else if !blank && self.list.is_some_and(|w| probe.indent < w) {
-            self.list = None;
         }
     }
 
@@ -780,7 +767,7 @@ impl CodeBlocks {
                 p.step(b'<')
             };
             if verdict == Probe::No {
-                self.not_a_fence(&p, false);
+                self.context.not_a_fence(&p, false);
             }
         }
         let bytes = raw.as_bytes();

@@ -62,7 +62,13 @@ impl Machine {
     }
 
     /// Ends the block at `to` and emits its events.
-    pub(super) fn end_block(&mut self, b: &mut Block, to: usize, ending: Ending, emit: &mut Emit<'_>) {
+    pub(super) fn end_block(
+        &mut self,
+        b: &mut Block,
+        to: usize,
+        ending: Ending,
+        emit: &mut Emit<'_>,
+    ) {
         self.spec.drop_shadow();
         match ending {
             Ending::Broken(message) => {

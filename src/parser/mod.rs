@@ -95,7 +95,6 @@ use ending::validate;
 use machine::{Machine, State};
 use syntax::Content;
 
-
 /// Settings shared by a parser and its shadows.
 #[derive(Debug)]
 struct Shared {
@@ -196,7 +195,8 @@ impl Parser {
         if text.is_empty() {
             return;
         }
-        self.m.push(text, &mut Emit::new(&mut self.ids, &mut self.scratch));
+        self.m
+            .push(text, &mut Emit::new(&mut self.ids, &mut self.scratch));
         self.publish(out);
     }
 
@@ -412,5 +412,3 @@ pub fn parse_str_with(config: Config, text: &str) -> Vec<Event> {
     parser.finish(&mut events);
     events
 }
-
-

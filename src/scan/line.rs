@@ -155,8 +155,10 @@ mod tests {
 
     #[test]
     fn inline_code_closes_only_on_a_run_of_its_own_length() {
-        let mut ctx = LineContext::default();
-        ctx.run = 2;
+        let mut ctx = LineContext {
+            run: 2,
+            ..LineContext::default()
+        };
         ctx.end_run();
         assert!(ctx.in_code());
         ctx.run = 1;
