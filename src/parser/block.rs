@@ -4,60 +4,11 @@
 
 use super::emit::Emit;
 use super::ending::Ending;
-use super::machine::{Flow, Machine, State};
-use super::speculate::{held, FirstCloser, MAX_SPECULATION};
-use super::syntax::{Closer, Content, Opened};
-use crate::event::{ActionId, Event, Syntax};
+use super::state::{held, Block, Flow, Machine, State, MAX_SPECULATION};
+use super::syntax::{Closer, Content};
+use crate::event::{ActionId, Event};
 use crate::scan::fence::{CloseProbe, Probe};
 use crate::scan::tag::{find_closer, Found};
-
-/// A block being read.
-#[derive(Debug, Clone)]
-pub(super) struct Block {
-    pub syntax: Syntax,
-    pub tag: String,
-    pub closer: Closer,
-    pub content: Content,
-    /// Offset where the content begins (after the opener).
-    pub content_start: usize,
-    /// For fences of a generic tag: whether it is an action block yet.
-    pub generic: Option<bool>,
-    pub name_attr: Option<String>,
-    pub attrs: Vec<(String, String)>,
-    /// Ids of started slots, by slot index.
-    pub ids: Vec<Option<u64>>,
-    /// Id of a tag named by its `name` attribute.
-    pub attr_id: Option<u64>,
-    /// For action deltas: the slot being delivered and the offset (in the
-    /// scanned content) delivered up to.
-    delta: Option<(usize, usize)>,
-    /// Set once the block passed a closer with its JSON open.
-    pub first: Option<FirstCloser>,
-}
-
-impl Block {
-    pub fn new(o: Opened, content: Content, attr_id: Option<u64>) -> Self {
-        Block {
-            syntax: o.syntax,
-            tag: o.tag,
-            closer: o.closer,
-            content,
-            content_start: o.content_start,
-            generic: o.generic.then_some(false),
-            name_attr: o.name_attr,
-            attrs: o.attrs,
-            ids: Vec::new(),
-            attr_id,
-            delta: None,
-            first: None,
-        }
-    }
-
-    /// A generic block not (yet) known to hold actions.
-    pub fn undecided(&self) -> bool {
-        self.generic == Some(false)
-    }
-}
 
 impl Machine {
     /// Steps the block in the state; see [`State::Detached`].

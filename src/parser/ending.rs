@@ -5,9 +5,8 @@ use std::sync::Arc;
 
 use serde_json::Value;
 
-use super::block::Block;
 use super::emit::Emit;
-use super::machine::{Machine, State};
+use super::state::{Block, Machine, State};
 use super::syntax::{Closer, Content};
 use crate::config::Config;
 use crate::event::{Action, ActionError, ActionId, Event, InvalidAction, Repair, RepairKind, Span};

@@ -1,94 +1,19 @@
 //! The narrative machine: text, line starts, tag openers and fenced blocks
 //! that are narrative; it hands blocks to [`super::block`].
 
-use std::sync::Arc;
-
 use memchr::{memchr, memchr3};
 
-use super::block::Block;
 use super::emit::Emit;
-use super::speculate::Speculation;
+use super::state::{Block, Flow, Machine, State};
 use super::syntax::{Closer, Content, Opened, Reader};
-use super::Shared;
 use crate::config::Config;
 use crate::event::Syntax;
 use crate::scan::fence::{CloseProbe, Fence, OpenProbe, Probe};
 use crate::scan::json::{JsonScanner, Naming};
-use crate::scan::line::{plain_line_start, LineContext};
+use crate::scan::line::plain_line_start;
 use crate::scan::tag::{find_closer, Found, TagProbe, MAX_OPENER};
 
-/// Where the machine is. See the diagram in the [module docs](super).
-#[derive(Debug, Clone)]
-pub(super) enum State {
-    /// Narrative, mid-line.
-    Text,
-    /// Narrative at a line start (`from`), probing for a fence opener.
-    LineStart { probe: OpenProbe, from: usize },
-    /// A `<` at `from` that may open a call tag.
-    TagOpen { probe: Box<TagProbe>, from: usize },
-    /// Inside a fenced block that is narrative; `probe` runs from `from` at
-    /// a line start.
-    Fenced {
-        fence: Fence,
-        probe: Option<CloseProbe>,
-        from: usize,
-    },
-    /// The rest of an oversize tag block up to its closer: narrative.
-    SkipTag { name: usize },
-    /// A block being read.
-    Block(Box<Block>),
-    /// The block is out of the state while a step reads it; a step that
-    /// ends the block sets the next state, else the block goes back.
-    Detached,
-}
-
-/// What a step asks of the loop that runs the machine.
-pub(super) enum Flow {
-    /// Carry on in the (possibly new) state.
-    Go,
-    /// Nothing more can be decided without more text.
-    Wait,
-    /// The machine was replaced by its shadow, which has run already.
-    Replaced,
-}
-
-/// One parsing machine: the main one, or a shadow.
-#[derive(Debug, Clone)]
-pub(super) struct Machine {
-    pub shared: Arc<Shared>,
-    pub buf: String,
-    /// Offset of `buf[0]`.
-    pub base: usize,
-    /// Offset of the first byte not yet given out (narrative or block raw).
-    pub start: usize,
-    /// Offset of the next byte to scan.
-    pub pos: usize,
-    pub state: State,
-    pub line: LineContext,
-    /// The shadow reading past a block's first closer, if any.
-    pub spec: Speculation,
-    /// The scanner of the last block, kept for the next one.
-    spare: Option<Box<JsonScanner>>,
-}
-
 impl Machine {
-    pub fn new(shared: Arc<Shared>, base: usize, depth: usize) -> Self {
-        Machine {
-            shared,
-            buf: String::new(),
-            base,
-            start: base,
-            pos: base,
-            state: State::LineStart {
-                probe: OpenProbe::new(3),
-                from: base,
-            },
-            line: LineContext::default(),
-            spec: Speculation::new(base, depth),
-            spare: None,
-        }
-    }
-
     pub fn cfg(&self) -> &Config {
         &self.shared.cfg
     }

@@ -88,23 +88,13 @@ mod emit;
 mod ending;
 mod machine;
 mod speculate;
+mod state;
 mod syntax;
 
 use emit::Emit;
 use ending::validate;
-use machine::{Machine, State};
+use state::{Machine, Shared, State};
 use syntax::Content;
-
-/// Settings shared by a parser and its shadows.
-#[derive(Debug)]
-struct Shared {
-    cfg: Config,
-    discriminators: Arc<[String]>,
-    /// `</NAME>` for each tag name.
-    closers: Vec<String>,
-    /// Bytes that begin a tag name.
-    tag_first: [u64; 4],
-}
 
 /// The streaming parser.
 ///
@@ -167,21 +157,7 @@ impl Parser {
 
     /// A parser for one response.
     pub fn new(config: Config) -> Self {
-        let shared = Arc::new(Shared {
-            discriminators: config.discriminators.clone().into(),
-            closers: config.xml_tags.iter().map(|n| format!("</{n}>")).collect(),
-            tag_first: {
-                let mut t = [0u64; 4];
-                for n in &config.xml_tags {
-                    if let Some(&b) = n.as_bytes().first() {
-                        t[usize::from(b >> 6)] |= 1 << (b & 63);
-                    }
-                }
-                t
-            },
-            cfg: config,
-        });
-        Parser::from_shared(shared)
+        Parser::from_shared(Arc::new(Shared::new(config)))
     }
 
     /// The configuration.

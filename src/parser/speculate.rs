@@ -11,79 +11,19 @@
 //! it has found, takes over ([`Machine::take_over`]). Lockstep keeps the
 //! chain of shadows a function of the text alone: the shadow reads each piece
 //! right after the block does, and up to the very byte where the block
-//! breaks before it takes over. Shadows nest at most [`MAX_SPECULATION`]
+//! breaks before it takes over. Shadows nest at most [`MAX_SPECULATION`](super::state::MAX_SPECULATION)
 //! deep: a block that would need a deeper one ends at that closer.
 //!
 //! What must change together: a new way for a block to end (a new
 //! [`super::ending::Ending`]) must drop the shadow (complete) or hand over
 //! to it (broken after a closer), and anything a block emits while
-//! [`Block::first`] is set goes through [`held`] so that it is withheld
+//! [`Block::first`](super::state::Block::first) is set goes through [`held`](super::state::held) so that it is withheld
 //! until the block's fate is known.
 
-use super::block::Block;
 use super::emit::Emit;
-use super::machine::{Flow, Machine, State};
+use super::state::{Block, FirstCloser, Flow, Machine, State};
 use super::syntax::Closer;
-use crate::event::{ActionError, Event};
-
-/// How deep shadows nest (see the module docs).
-pub(super) const MAX_SPECULATION: usize = 4;
-
-/// A machine's speculation: its shadow, if any, and its own place in a
-/// chain of shadows.
-#[derive(Debug, Clone)]
-pub(super) struct Speculation {
-    /// How deep this machine is in the chain of shadows.
-    depth: usize,
-    shadow: Option<Box<Machine>>,
-    /// Offset up to which the shadow has been fed.
-    fed: usize,
-    /// This machine's events while it is a shadow, kept until it takes over.
-    pending: Vec<Event>,
-}
-
-impl Speculation {
-    pub fn new(base: usize, depth: usize) -> Self {
-        Speculation {
-            depth,
-            shadow: None,
-            fed: base,
-            pending: Vec::new(),
-        }
-    }
-
-    pub fn depth(&self) -> usize {
-        self.depth
-    }
-
-    /// The shadow, if one is reading.
-    pub fn shadow(&self) -> Option<&Machine> {
-        self.shadow.as_deref()
-    }
-
-    /// The block ended for good at a later closer: the shadow is dropped.
-    pub fn drop_shadow(&mut self) {
-        self.shadow = None;
-    }
-}
-
-/// What the block was at its first closer, in case it must end there.
-#[derive(Debug, Clone)]
-pub(super) struct FirstCloser {
-    pub end: usize,
-    /// Each slot's id (if started) and name (if read whole) at that point.
-    pub slots: Vec<(Option<u64>, Option<String>)>,
-    /// Events withheld while the block's fate is open.
-    pub held: Vec<Event>,
-}
-
-/// Where a block's events go: withheld while its fate is open, else out.
-pub(super) fn held<'b>(first: &'b mut Option<FirstCloser>, emit: &'b mut Emit<'_>) -> Emit<'b> {
-    match first {
-        Some(first) => emit.to(&mut first.held),
-        None => emit.reborrow(),
-    }
-}
+use crate::event::ActionError;
 
 impl Machine {
     /// Feeds the shadow, in lockstep, the text this machine has read past
