@@ -31,6 +31,10 @@ pub(crate) fn arguments(
             obj.shift_remove("type");
             return Ok((Value::Object(obj), None));
         }
+        NameKey::NameAlone => {
+            obj.shift_remove("name");
+            return Ok((Value::Object(obj), None));
+        }
         NameKey::Name => &["arguments", "parameters", "input"],
         NameKey::ToolName | NameKey::Function => &["input", "arguments"],
     };

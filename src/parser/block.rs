@@ -931,8 +931,26 @@ fn slot_action(
             .first()
             .map(String::as_str)
             .unwrap_or("action");
+        let expected = if slot.name_alone() {
+            format!("a string under \"{d}\", \"type\" or \"name\"")
+        } else {
+            format!("a string under \"{d}\" (or \"name\" with \"arguments\")")
+        };
+        // What came instead: a naming key whose value is no string, a name
+        // without its arguments (generic blocks), or no such key.
+        let found = [d, "type", "name", "tool_name", "function"]
+            .into_iter()
+            .filter(|k| *k != "type" || slot.name_alone())
+            .find_map(|k| match obj.get(k)? {
+                Value::String(_) if k == "name" => {
+                    Some("\"name\" without \"arguments\"".to_owned())
+                }
+                Value::String(_) => Some(format!("\"{k}\" without \"input\" or \"arguments\"")),
+                v => Some(format!("\"{k}\" holding {}", type_name(v))),
+            })
+            .unwrap_or_else(|| "no such key".to_owned());
         return Err(vec![ActionError::whole(format!(
-            "the object has no name: expected a string under \"{d}\" (or \"name\" with \"arguments\")"
+            "the object has no name: expected {expected}, found {found}"
         ))]);
     };
     let (args, repair) =

@@ -26,9 +26,10 @@
 //! is recognised by its first key). For each slot that is an object it
 //! watches the keys at its top level and works out the action's name by the
 //! contract's ranking (discriminators, `type`, `name` + arguments, `tool_name`
-//! or `function` + input). A name found under the first discriminator is
-//! certain at once; any other name is certain only when the object closes,
-//! since a higher-ranked key could still follow.
+//! or `function` + input, then in action fences and tags `name` alone). A
+//! name found under the first discriminator is certain at once; any other
+//! name is certain only when the object closes, since a higher-ranked key
+//! could still follow.
 //!
 //! # Termination
 //!
@@ -62,6 +63,10 @@ pub(crate) enum NameKey {
     ToolName,
     /// `function`, with `input` or `arguments` beside it.
     Function,
+    /// `name` with none of `arguments`, `parameters`, `input` beside it
+    /// (action fences and tags only): the rest of the object is the
+    /// arguments.
+    NameAlone,
 }
 
 impl NameKey {
@@ -72,6 +77,7 @@ impl NameKey {
             NameKey::Name => 1001,
             NameKey::ToolName => 1002,
             NameKey::Function => 1003,
+            NameKey::NameAlone => 1004,
         }
     }
 }
@@ -96,6 +102,8 @@ pub(crate) struct Slot {
     pub raw_end: Option<usize>,
     has_args: bool,
     has_input_or_args: bool,
+    /// `name` alone names (action fences and tags).
+    name_alone: bool,
     name_val: Option<String>,
     tool_val: Option<String>,
     function_val: Option<String>,
@@ -784,6 +792,7 @@ impl JsonScanner {
                 }
                 self.slots.push(Slot {
                     raw_start: self.pos + self.cursor,
+                    name_alone: self.naming == Naming::Action,
                     ..Slot::default()
                 });
                 self.slot_depth = Some(depth);
@@ -1130,7 +1139,7 @@ impl JsonScanner {
                                     s.best = Some((k, v));
                                 }
                             }
-                            NameKey::Name => {
+                            NameKey::Name | NameKey::NameAlone => {
                                 s.name_val.get_or_insert(v);
                             }
                             NameKey::ToolName => {
@@ -1256,6 +1265,11 @@ impl JsonScanner {
 }
 
 impl Slot {
+    /// Whether `name` alone names this slot (action fences and tags).
+    pub fn name_alone(&self) -> bool {
+        self.name_alone
+    }
+
     /// The name by the contract's ranking from what has been read so far.
     pub fn resolve(&self) -> Option<(NameKey, String)> {
         if let Some(best) = &self.best {
@@ -1272,6 +1286,11 @@ impl Slot {
             }
             if let Some(v) = &self.function_val {
                 return Some((NameKey::Function, v.clone()));
+            }
+        }
+        if self.name_alone {
+            if let Some(v) = &self.name_val {
+                return Some((NameKey::NameAlone, v.clone()));
             }
         }
         None
