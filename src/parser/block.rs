@@ -895,12 +895,31 @@ fn attr_arguments(
     }
     if scanner.values > 1 {
         return Err(vec![ActionError::whole(format!(
-            "expected one JSON value as the arguments, found {}",
+            "arguments must be a JSON object, found {} JSON values one after another",
             scanner.values
         ))]);
     }
-    // An object was built as it was scanned; other values (an array, whose
-    // elements were taken as slots) are read from the repaired text.
+    // The content is one value; the copy has no comments, so its first byte
+    // tells which kind.
+    let found = match text.as_bytes()[0] {
+        b'{' => None,
+        b'[' => Some("an array"),
+        b'"' => Some("a string"),
+        b't' | b'f' => Some("a boolean"),
+        b'n' => Some("null"),
+        _ => Some("a number"),
+    };
+    if let Some(found) = found {
+        let mut start: String = text.chars().take(40).collect();
+        if start.len() < text.len() {
+            start.push('…');
+        }
+        return Err(vec![ActionError::whole(format!(
+            "arguments must be a JSON object (or XML child elements), found {found}: {start}"
+        ))]);
+    }
+    // The object was built as it was scanned, unless its first key made it
+    // a wrapper: then it is read from the repaired text.
     if let [slot] = scanner.slots.as_mut_slice() {
         if let Some(v @ Value::Object(_)) = slot.value.take() {
             return Ok(v);
