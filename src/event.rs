@@ -88,6 +88,9 @@ pub enum RepairKind {
     MissingCloser,
     /// `arguments` held a string that holds a JSON object.
     ArgumentsAsString,
+    /// A Python dict written for JSON: a single-quoted string, or `True`,
+    /// `False` or `None` outside strings.
+    PythonLiteral,
 }
 
 impl RepairKind {
@@ -103,6 +106,7 @@ impl RepairKind {
             RepairKind::Comment => "comment",
             RepairKind::MissingCloser => "missing closer",
             RepairKind::ArgumentsAsString => "arguments given as a string",
+            RepairKind::PythonLiteral => "python literal",
         }
     }
 }

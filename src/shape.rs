@@ -31,6 +31,10 @@ pub(crate) fn arguments(
             obj.shift_remove("type");
             return Ok((Value::Object(obj), None));
         }
+        NameKey::NameAlone => {
+            obj.shift_remove("name");
+            return Ok((Value::Object(obj), None));
+        }
         NameKey::Name => &["arguments", "parameters", "input"],
         NameKey::ToolName | NameKey::Function => &["input", "arguments"],
     };
@@ -41,12 +45,17 @@ pub(crate) fn arguments(
         return Ok((Value::Object(Map::new()), None));
     };
     match args {
+        Value::Object(_) => Ok((args, None)),
+        Value::Null => Ok((Value::Object(Map::new()), None)),
         Value::String(s) => {
             let trimmed = s.trim_start();
             if !trimmed.starts_with('{') {
                 return Err(ActionError::at(
                     field,
-                    "expected an object of arguments, found a string",
+                    format!(
+                        "arguments must be a JSON object, found a string that holds no object: {}",
+                        excerpt(&Value::String(s.clone()))
+                    ),
                 ));
             }
             if strict {
@@ -59,11 +68,33 @@ pub(crate) fn arguments(
                 Ok(v @ Value::Object(_)) => Ok((v, Some(field))),
                 Ok(_) | Err(_) => Err(ActionError::at(
                     field,
-                    "expected an object of arguments, found a string that is not a JSON object",
+                    format!(
+                        "arguments must be a JSON object, found a string that holds no object: {}",
+                        excerpt(&Value::String(s.clone()))
+                    ),
                 )),
             }
         }
-        other => Ok((other, None)),
+        other => Err(ActionError::at(field, not_an_object(&other))),
+    }
+}
+
+/// "arguments must be a JSON object, found …", for people: what kind of
+/// value came, and the start of it.
+fn not_an_object(found: &Value) -> String {
+    format!(
+        "arguments must be a JSON object, found {}: {}",
+        crate::validate::type_name(found),
+        excerpt(found)
+    )
+}
+
+/// A value as JSON, cut to about 40 characters.
+fn excerpt(v: &Value) -> String {
+    let text = v.to_string();
+    match text.char_indices().nth(40) {
+        Some((at, _)) => format!("{}…", &text[..at]),
+        None => text,
     }
 }
 

@@ -231,3 +231,19 @@ fn several_repairs_in_one_block() {
     let i = strict_invalid(input);
     assert_eq!(i.len(), 1);
 }
+
+#[test]
+fn python_literal() {
+    assert_one_repair(
+        "```json\n{\"action\": \"note\", \"a\": True}\n```\n",
+        serde_json::json!({"a": true}),
+        "python literal 2:25",
+        "a Python literal",
+    );
+    assert_one_repair(
+        "<tool_call>{\"name\": \"note\", \"arguments\": {'a': 1}}</tool_call>",
+        serde_json::json!({"a": 1}),
+        "python literal 1:43",
+        "a key in single quotes (a Python literal)",
+    );
+}

@@ -4,14 +4,17 @@
 //! the defaults and in strict mode, whole and in chunks:
 //!
 //! * **serde_json ⇒ us.** If serde_json reads T as one object named by a
-//!   string `action` (else `type`) and has no repeated top-level naming key,
-//!   both modes complete exactly one action in the first block, with that
-//!   name and the object minus the naming key as arguments, no repairs.
+//!   string `action` (else `type`, else `name` alone: no `arguments`,
+//!   `parameters` or `input` beside it, and not a wrapper) and has no
+//!   repeated top-level naming key, both modes complete exactly one action
+//!   in the first block, with that name and the object minus the naming key
+//!   as arguments, no repairs.
 //! * **us ⇒ serde_json.** If a fence block completes an action and no repair
 //!   is listed on it, the block's content (between its opener and closer
 //!   lines) is a sequence of JSON values serde_json accepts. In strict mode
 //!   no action ever lists a repair, so there every complete action's block
-//!   is accepted.
+//!   is accepted. (Python literals are a repair, listed like the others, so
+//!   a block read only thanks to them is never held to serde_json.)
 //!
 //! The converse of the second point does not hold in general (a block that
 //! serde_json accepts may yield invalid actions: a non-object, a nameless
@@ -69,6 +72,20 @@ fn expected(text: &str) -> Option<(String, Value)> {
             // names is not the contract's business.
             return None;
         }
+    }
+    // `name` alone, lowest in the ranking: only where no key gives `name`
+    // its arguments and the object is not taken for a wrapper.
+    let shaped = ["arguments", "parameters", "input"];
+    if keys.first().map(String::as_str) == Some("actions")
+        || keys.iter().any(|k| shaped.contains(&k.as_str()))
+        || keys.iter().filter(|k| *k == "name").count() != 1
+    {
+        return None;
+    }
+    if let Some(Value::String(name)) = obj.get("name") {
+        let name = name.clone();
+        obj.shift_remove("name");
+        return Some((name, Value::Object(obj)));
     }
     None
 }

@@ -314,12 +314,31 @@ fn attr_arguments(
     }
     if scanner.values() > 1 {
         return Err(vec![ActionError::whole(format!(
-            "expected one JSON value as the arguments, found {}",
+            "arguments must be a JSON object, found {} JSON values one after another",
             scanner.values()
         ))]);
     }
-    // An object was built as it was scanned; other values (an array, whose
-    // elements were taken as slots) are read from the repaired text.
+    // The content is one value; the copy has no comments, so its first byte
+    // tells which kind.
+    let found = match text.as_bytes().first() {
+        Some(b'{') => None,
+        Some(b'[') => Some("an array"),
+        Some(b'"') => Some("a string"),
+        Some(b't' | b'f') => Some("a boolean"),
+        Some(b'n') => Some("null"),
+        _ => Some("a number"),
+    };
+    if let Some(found) = found {
+        let mut start: String = text.chars().take(40).collect();
+        if start.len() < text.len() {
+            start.push('…');
+        }
+        return Err(vec![ActionError::whole(format!(
+            "arguments must be a JSON object (or XML child elements), found {found}: {start}"
+        ))]);
+    }
+    // The object was built as it was scanned, unless its first key made it
+    // a wrapper: then it is read from the repaired text.
     if let [slot] = scanner.slots_mut() {
         if let Some(v @ Value::Object(_)) = slot.take_value() {
             return Ok(v);
@@ -346,8 +365,26 @@ fn slot_action(slot: &mut Slot, cfg: &Config, discriminators: &[String]) -> Shap
             .first()
             .map(String::as_str)
             .unwrap_or("action");
+        let expected = if slot.name_alone() {
+            format!("a string under \"{d}\", \"type\" or \"name\"")
+        } else {
+            format!("a string under \"{d}\" (or \"name\" with \"arguments\")")
+        };
+        // What came instead: a naming key whose value is no string, a name
+        // without its arguments (generic blocks), or no such key.
+        let found = [d, "type", "name", "tool_name", "function"]
+            .into_iter()
+            .filter(|k| *k != "type" || slot.name_alone())
+            .find_map(|k| match obj.get(k)? {
+                Value::String(_) if k == "name" => {
+                    Some("\"name\" without \"arguments\"".to_owned())
+                }
+                Value::String(_) => Some(format!("\"{k}\" without \"input\" or \"arguments\"")),
+                v => Some(format!("\"{k}\" holding {}", type_name(v))),
+            })
+            .unwrap_or_else(|| "no such key".to_owned());
         return Err(vec![ActionError::whole(format!(
-            "the object has no name: expected a string under \"{d}\" (or \"name\" with \"arguments\")"
+            "the object has no name: expected {expected}, found {found}"
         ))]);
     };
     let (args, repair) =

@@ -12,11 +12,13 @@
 //!
 //! While it scans it writes a *repaired copy* of the JSON (`out`): literal
 //! control characters in strings are escaped, trailing commas and comments
-//! are blanked. The repairs are made in the same pass, and each value is
-//! built as it closes (strings and numbers from their text in the copy), so
-//! an action's arguments need no second parse. Only the content of a tag
-//! named by its `name` attribute that is not an object is read again from
-//! the copy. With strict mode on, every repair is an error instead.
+//! are blanked, Python literals (single-quoted strings, `True`, `False`,
+//! `None`) are written as JSON. The repairs are made in the same pass, and
+//! each value is built as it closes (strings and numbers from their text in
+//! the copy), so an action's arguments need no second parse. Only the
+//! content of a tag named by its `name` attribute whose object was taken
+//! for a wrapper is read again from the copy. With strict mode on, every
+//! repair is an error instead.
 //!
 //! It also tracks **slots**, the values that become actions: each top-level
 //! value, each element of a top-level array, and each element of an
@@ -24,9 +26,10 @@
 //! is recognised by its first key). For each slot that is an object it
 //! watches the keys at its top level and works out the action's name by the
 //! contract's ranking (discriminators, `type`, `name` + arguments, `tool_name`
-//! or `function` + input). A name found under the first discriminator is
-//! certain at once; any other name is certain only when the object closes,
-//! since a higher-ranked key could still follow.
+//! or `function` + input, then in action fences and tags `name` alone). A
+//! name found under the first discriminator is certain at once; any other
+//! name is certain only when the object closes, since a higher-ranked key
+//! could still follow.
 //!
 //! # Termination
 //!
@@ -60,6 +63,10 @@ pub(crate) enum NameKey {
     ToolName,
     /// `function`, with `input` or `arguments` beside it.
     Function,
+    /// `name` with none of `arguments`, `parameters`, `input` beside it
+    /// (action fences and tags only): the rest of the object is the
+    /// arguments.
+    NameAlone,
 }
 
 impl NameKey {
@@ -70,6 +77,7 @@ impl NameKey {
             NameKey::Name => 1001,
             NameKey::ToolName => 1002,
             NameKey::Function => 1003,
+            NameKey::NameAlone => 1004,
         }
     }
 }
@@ -94,6 +102,8 @@ pub(crate) struct Slot {
     raw_end: Option<usize>,
     has_args: bool,
     has_input_or_args: bool,
+    /// `name` alone names (action fences and tags).
+    name_alone: bool,
     name_val: Option<String>,
     tool_val: Option<String>,
     function_val: Option<String>,
@@ -158,6 +168,28 @@ enum Esc {
     Unicode(u8),
 }
 
+/// Where a single-quoted (Python) string is in an escape. The repaired copy
+/// gets the JSON escape once the Python one is read whole.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum PyEsc {
+    None,
+    Backslash,
+    /// `\x`, `\u` or `\U` (`kind`), with `left` hex digits still to come.
+    Hex {
+        kind: u8,
+        left: u8,
+        val: u32,
+    },
+    /// An octal escape of `n` digits so far (at most 3).
+    Oct {
+        n: u8,
+        val: u32,
+    },
+    /// A backslash and a carriage return: a line continuation, whose `\n`
+    /// may follow.
+    Cr,
+}
+
 /// What a string is being read for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Capture {
@@ -187,6 +219,13 @@ enum Tok {
         cap: Capture,
         esc: Esc,
     },
+    /// A single-quoted string (repair `python literal`).
+    PyStr {
+        cap: Capture,
+        esc: PyEsc,
+    },
+    /// A literal: `true`, `false`, `null`, or Python's `True`, `False`,
+    /// `None` (written to the copy as the JSON ones).
     Lit {
         word: &'static [u8],
         at: u8,
@@ -259,6 +298,10 @@ pub(crate) struct JsonScanner {
     /// Where the number being read starts in `out`.
     num_start: usize,
 }
+
+/// Strict mode's word for a single-quoted key.
+const SINGLE_QUOTED_KEY: &str =
+    "a key in single quotes (a Python literal), which JSON does not allow";
 
 const fn ws(b: u8) -> bool {
     matches!(b, b' ' | b'\t' | b'\n' | b'\r')
@@ -423,14 +466,26 @@ impl JsonScanner {
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
-            if let Tok::Str {
-                cap,
-                esc: Esc::None,
-            } = self.tok
-            {
+            let plain = match self.tok {
+                Tok::Str {
+                    cap,
+                    esc: Esc::None,
+                } => Some((cap, false)),
+                Tok::PyStr {
+                    cap,
+                    esc: PyEsc::None,
+                } => Some((cap, true)),
+                _ => None,
+            };
+            if let Some((cap, py)) = plain {
                 // Fast path: copy a run of plain string bytes at once.
                 let hay = &bytes[i..];
-                let stop = memchr::memchr2(b'"', b'\\', hay).unwrap_or(hay.len());
+                let stop = if py {
+                    memchr::memchr3(b'\'', b'"', b'\\', hay)
+                } else {
+                    memchr::memchr2(b'"', b'\\', hay)
+                }
+                .unwrap_or(hay.len());
                 // Control bytes are rare: test the run without stopping
                 // early (this vectorises), then find the first.
                 let run = if hay[..stop].iter().fold(false, |c, &b| c | (b < 0x20)) {
@@ -445,7 +500,7 @@ impl JsonScanner {
                 }
                 let b = bytes[i];
                 match b {
-                    b'"' => {
+                    b'"' | b'\'' if (b == b'\'') == py => {
                         self.out.push('"');
                         self.cursor = i;
                         i += 1;
@@ -453,6 +508,19 @@ impl JsonScanner {
                             self.fail(self.pos + i - 1, message.to_owned());
                             break;
                         }
+                    }
+                    // A double quote inside a single-quoted string.
+                    b'"' => {
+                        self.out.push_str("\\\"");
+                        i += 1;
+                    }
+                    b'\\' if py => {
+                        // The JSON escape is written once the Python one is read.
+                        i += 1;
+                        self.tok = Tok::PyStr {
+                            cap,
+                            esc: PyEsc::Backslash,
+                        };
                     }
                     b'\\' => {
                         self.out.push('\\');
@@ -528,7 +596,13 @@ impl JsonScanner {
                 }
             }
             Tok::Key { close } => match b {
-                b'"' => {
+                b'"' | b'\'' => {
+                    if b == b'\'' {
+                        if self.strict {
+                            return Err(SINGLE_QUOTED_KEY);
+                        }
+                        self.python_literal();
+                    }
                     self.comma = None;
                     let cap = match self.stack.last() {
                         Some(Frame {
@@ -539,9 +613,16 @@ impl JsonScanner {
                     };
                     self.str_start = self.out.len();
                     self.out.push('"');
-                    self.tok = Tok::Str {
-                        cap,
-                        esc: Esc::None,
+                    self.tok = if b == b'"' {
+                        Tok::Str {
+                            cap,
+                            esc: Esc::None,
+                        }
+                    } else {
+                        Tok::PyStr {
+                            cap,
+                            esc: PyEsc::None,
+                        }
                     };
                 }
                 b'}' if close => self.close(b)?,
@@ -612,19 +693,23 @@ impl JsonScanner {
                 // which never steps them.
                 Esc::None => {}
             },
+            Tok::PyStr { cap, esc } => self.py_escape(cap, esc, b)?,
             Tok::Lit { word, at } => {
                 if word.get(usize::from(at)) != Some(&b) {
                     return Err(match word[0] {
                         b't' => "expected the literal `true`",
                         b'f' => "expected the literal `false`",
-                        _ => "expected the literal `null`",
+                        b'n' => "expected the literal `null`",
+                        b'T' => "expected the Python literal `True`",
+                        b'F' => "expected the Python literal `False`",
+                        _ => "expected the Python literal `None`",
                     });
                 }
-                self.out.push(b as char);
+                self.out.push(json_word(word)[usize::from(at)] as char);
                 if usize::from(at) + 1 == word.len() {
                     let v = match word[0] {
-                        b't' => Value::Bool(true),
-                        b'f' => Value::Bool(false),
+                        b't' | b'T' => Value::Bool(true),
+                        b'f' | b'F' => Value::Bool(false),
                         _ => Value::Null,
                     };
                     self.complete(Some(v));
@@ -685,11 +770,18 @@ impl JsonScanner {
     }
 
     fn value_start(&mut self, b: u8) -> Result<(), &'static str> {
-        if !matches!(
-            b,
-            b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n'
-        ) {
-            return Err("expected a JSON value");
+        match b {
+            b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {}
+            b'\'' if self.strict => {
+                return Err(
+                    "a string in single quotes (a Python literal), which JSON does not allow",
+                )
+            }
+            b'T' | b'F' | b'N' if self.strict => {
+                return Err("a Python literal (`True`, `False`, `None`), which JSON writes `true`, `false`, `null`")
+            }
+            b'\'' | b'T' | b'F' | b'N' => self.python_literal(),
+            _ => return Err("expected a JSON value"),
         }
         self.comma = None;
         let depth = self.stack.len();
@@ -741,6 +833,7 @@ impl JsonScanner {
                 }
                 self.slots.push(Slot {
                     raw_start: self.pos + self.cursor,
+                    name_alone: self.naming == Naming::Action,
                     ..Slot::default()
                 });
                 self.slot_depth = Some(depth);
@@ -764,16 +857,23 @@ impl JsonScanner {
                 };
                 self.open(false, role)
             }
-            b'"' => {
+            b'"' | b'\'' => {
                 let cap = match key {
                     KeyClass::Naming(k) => Capture::NameValue(k),
                     _ => Capture::None,
                 };
                 self.str_start = self.out.len();
                 self.out.push('"');
-                self.tok = Tok::Str {
-                    cap,
-                    esc: Esc::None,
+                self.tok = if b == b'"' {
+                    Tok::Str {
+                        cap,
+                        esc: Esc::None,
+                    }
+                } else {
+                    Tok::PyStr {
+                        cap,
+                        esc: PyEsc::None,
+                    }
                 };
                 Ok(())
             }
@@ -783,6 +883,9 @@ impl JsonScanner {
             b't' => self.lit(b"true"),
             b'f' => self.lit(b"false"),
             b'n' => self.lit(b"null"),
+            b'T' => self.lit(b"True"),
+            b'F' => self.lit(b"False"),
+            b'N' => self.lit(b"None"),
             _ => Err("expected a JSON value"),
         }
     }
@@ -795,8 +898,118 @@ impl JsonScanner {
     }
 
     fn lit(&mut self, word: &'static [u8]) -> Result<(), &'static str> {
-        self.out.push(word[0] as char);
+        self.out.push(json_word(word)[0] as char);
         self.tok = Tok::Lit { word, at: 1 };
+        Ok(())
+    }
+
+    /// Notes the repair `python literal` at the byte being stepped.
+    fn python_literal(&mut self) {
+        self.repairs
+            .push((RepairKind::PythonLiteral, self.pos_hint()));
+    }
+
+    /// Steps byte `b` of an escape in a single-quoted string, read as Python
+    /// reads it, and writes its JSON escape to the copy once it is whole.
+    fn py_escape(&mut self, cap: Capture, esc: PyEsc, b: u8) -> Result<(), &'static str> {
+        let mut next = PyEsc::None;
+        match esc {
+            PyEsc::Backslash => match b {
+                b'\'' => self.out.push('\''),
+                b'"' => self.out.push_str("\\\""),
+                b'\\' => self.out.push_str("\\\\"),
+                b'n' | b't' | b'r' | b'b' | b'f' => {
+                    self.out.push('\\');
+                    self.out.push(b as char);
+                }
+                b'a' => self.out.push_str("\\u0007"),
+                b'v' => self.out.push_str("\\u000b"),
+                // A line continuation: nothing.
+                b'\n' => {}
+                b'\r' => next = PyEsc::Cr,
+                b'x' | b'u' | b'U' => {
+                    let left = match b {
+                        b'x' => 2,
+                        b'u' => 4,
+                        _ => 8,
+                    };
+                    next = PyEsc::Hex {
+                        kind: b,
+                        left,
+                        val: 0,
+                    };
+                }
+                b'0'..=b'7' => {
+                    next = PyEsc::Oct {
+                        n: 1,
+                        val: u32::from(b - b'0'),
+                    }
+                }
+                b'N' => {
+                    return Err("a \\N{…} escape in a single-quoted string, which is not read: write the character itself")
+                }
+                _ => {
+                    // Not an escape in Python: the backslash stays, and the
+                    // byte is read again as string text.
+                    self.out.push_str("\\\\");
+                    self.reprocess = true;
+                }
+            },
+            PyEsc::Hex { kind, left, val } => {
+                let Some(d) = char::from(b).to_digit(16) else {
+                    return Err(match kind {
+                        b'x' => "expected two hex digits after \\x",
+                        b'u' => "expected four hex digits after \\u",
+                        _ => "expected eight hex digits after \\U",
+                    });
+                };
+                let val = val << 4 | d;
+                if left > 1 {
+                    next = PyEsc::Hex {
+                        kind,
+                        left: left - 1,
+                        val,
+                    };
+                } else {
+                    self.py_char(val)?;
+                }
+            }
+            PyEsc::Oct { n, val } => match b {
+                b'0'..=b'7' => {
+                    let val = val * 8 + u32::from(b - b'0');
+                    if n == 2 {
+                        self.py_char(val)?;
+                    } else {
+                        next = PyEsc::Oct { n: n + 1, val };
+                    }
+                }
+                _ => {
+                    self.py_char(val)?;
+                    self.reprocess = true;
+                }
+            },
+            PyEsc::Cr => {
+                if b != b'\n' {
+                    self.reprocess = true;
+                }
+            }
+            // Plain string bytes are taken by the fast path in `feed`.
+            PyEsc::None => {}
+        }
+        self.tok = Tok::PyStr { cap, esc: next };
+        Ok(())
+    }
+
+    /// Writes the character with code point `val` to the copy, as JSON.
+    fn py_char(&mut self, val: u32) -> Result<(), &'static str> {
+        if val <= 0xFFFF {
+            // Surrogates included: the copy's string reader judges them as
+            // it judges JSON's own `\u` escapes.
+            self.out.push_str(&format!("\\u{val:04x}"));
+            return Ok(());
+        }
+        let c = char::from_u32(val).ok_or("a \\U escape beyond U+10FFFF")?;
+        self.out.push(c);
         Ok(())
     }
 
@@ -967,7 +1180,7 @@ impl JsonScanner {
                                     s.best = Some((k, v));
                                 }
                             }
-                            NameKey::Name => {
+                            NameKey::Name | NameKey::NameAlone => {
                                 s.name_val.get_or_insert(v);
                             }
                             NameKey::ToolName => {
@@ -1128,6 +1341,11 @@ impl Slot {
         self.raw_end
     }
 
+    /// Whether `name` alone names this slot (action fences and tags).
+    pub fn name_alone(&self) -> bool {
+        self.name_alone
+    }
+
     /// The name by the contract's ranking from what has been read so far.
     pub fn resolve(&self) -> Option<(NameKey, String)> {
         if let Some(best) = &self.best {
@@ -1146,12 +1364,27 @@ impl Slot {
                 return Some((NameKey::Function, v.clone()));
             }
         }
+        if self.name_alone {
+            if let Some(v) = &self.name_val {
+                return Some((NameKey::NameAlone, v.clone()));
+            }
+        }
         None
     }
 
     /// The name if certain, else the best guess from what was read whole.
     pub fn name_or_guess(&self) -> Option<String> {
         self.name.clone().or_else(|| self.resolve().map(|(_, n)| n))
+    }
+}
+
+/// The JSON literal a literal's word is written as in the copy.
+fn json_word(word: &'static [u8]) -> &'static [u8] {
+    match word[0] {
+        b'T' => b"true",
+        b'F' => b"false",
+        b'N' => b"null",
+        _ => word,
     }
 }
 
