@@ -8,7 +8,7 @@
 use serde_json::{Map, Value};
 
 use crate::event::ActionError;
-use crate::scan::json::NameKey;
+use crate::scan::naming::NameKey;
 
 /// The arguments of an action object named by `key`.
 ///
@@ -95,6 +95,25 @@ fn excerpt(v: &Value) -> String {
     match text.char_indices().nth(40) {
         Some((at, _)) => format!("{}…", &text[..at]),
         None => text,
+    }
+}
+
+/// The action values of a whole object read as an action fence reads one:
+/// an `{"actions": [...]}` wrapper (told by its first key, as the scanner
+/// tells it) gives its items, keys after the array ignored; any other object
+/// is one action.
+pub(crate) fn unwrap_wrapper(obj: Value, discriminators: &[String]) -> Vec<Value> {
+    let Value::Object(obj) = obj else {
+        return vec![obj];
+    };
+    let wrapper = matches!(obj.iter().next(), Some((k, Value::Array(_))) if k == "actions")
+        && !discriminators.iter().any(|d| d == "actions");
+    if !wrapper {
+        return vec![Value::Object(obj)];
+    }
+    match obj.into_iter().next() {
+        Some((_, Value::Array(items))) => items,
+        _ => Vec::new(),
     }
 }
 

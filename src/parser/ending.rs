@@ -10,7 +10,8 @@ use super::state::{Block, Machine, State};
 use super::syntax::{Closer, Content};
 use crate::config::Config;
 use crate::event::{Action, ActionError, ActionId, Event, InvalidAction, Repair, RepairKind, Span};
-use crate::scan::json::{JsonScanner, Naming, Slot};
+use crate::scan::json::JsonScanner;
+use crate::scan::naming::{name_object, NameKey, Naming};
 use crate::shape;
 use crate::validate::type_name;
 
@@ -175,58 +176,81 @@ impl Machine {
         // Each action: (slot id, name, result).
         let mut actions: Vec<(Option<u64>, Option<String>, Shaped)> = Vec::new();
         let mut repairs: Vec<(RepairKind, usize)> = Vec::new();
-        let is_xml = matches!(b.content, Content::Xml);
-        let mut scanner_for_xml;
-        let scanner: &mut JsonScanner = match &mut b.content {
-            Content::Json(s) => {
-                let rel = b.content_start - self.start;
-                repairs.extend(s.repairs().iter().map(|&(k, o)| (k, rel + o)));
-                s
+        let no_action = || {
+            ActionError::whole(
+                "the block holds no action object: expected a JSON object such as {\"action\": \"name\", …}",
+            )
+        };
+        let checked = |name: &str, args: Value| -> Shaped {
+            let errors = validate(cfg, name, &args);
+            if errors.is_empty() {
+                Ok((args, Vec::new()))
+            } else {
+                Err(errors)
             }
+        };
+        match &mut b.content {
             Content::Xml => {
-                // XML children become one object, named by the usual rules.
-                let mut s =
-                    JsonScanner::new(Naming::Action, false, cfg.max_depth, discriminators.clone());
-                match shape::xml_children(&content) {
-                    Ok(v) => s.feed(&v.to_string()),
-                    Err(e) => {
-                        if let Some(id) = b.attr_id {
-                            actions.push((Some(id), b.name_attr.clone(), Err(vec![e])));
-                        } else {
-                            actions.push((None, None, Err(vec![e])));
+                // XML children become one object: a tag named by its `name`
+                // attribute takes it as its arguments; any other is named by
+                // the usual rules (and unwrapped if it is a wrapper).
+                let children = shape::xml_children(&content);
+                match (b.attr_id, children) {
+                    (Some(id), children) => {
+                        let name = b.name_attr.clone().unwrap_or_default();
+                        let result = children.map_err(|e| vec![e]);
+                        actions.push((
+                            Some(id),
+                            Some(name.clone()),
+                            result.and_then(|a| checked(&name, a)),
+                        ));
+                    }
+                    (None, Err(e)) => actions.push((None, None, Err(vec![e]))),
+                    (None, Ok(obj)) => {
+                        let items = shape::unwrap_wrapper(obj, &discriminators);
+                        if items.is_empty() {
+                            actions.push((None, None, Err(vec![no_action()])));
+                        }
+                        for item in items {
+                            let (namer, named) = match &item {
+                                Value::Object(o) => {
+                                    let (namer, named) =
+                                        name_object(o, Naming::Action, &discriminators);
+                                    (namer.name_alone(), named)
+                                }
+                                _ => (true, None),
+                            };
+                            let name = named.as_ref().map(|(_, n)| n.clone());
+                            let result =
+                                object_action(Some(item), named, namer, &[], cfg, &discriminators);
+                            actions.push((None, name, result));
                         }
                     }
                 }
-                let _ = s.finish_value();
-                scanner_for_xml = s;
-                &mut scanner_for_xml
             }
-        };
-        if actions.is_empty() {
-            if let Some(id) = b.attr_id {
-                let name = b.name_attr.clone().unwrap_or_default();
-                let result = attr_arguments(scanner, &content, is_xml).and_then(|args| {
-                    let errors = validate(cfg, &name, &args);
-                    if errors.is_empty() {
-                        Ok((args, Vec::new()))
-                    } else {
-                        Err(errors)
+            Content::Json(scanner) => {
+                let rel = b.content_start - self.start;
+                repairs.extend(scanner.repairs().iter().map(|&(k, o)| (k, rel + o)));
+                if let Some(id) = b.attr_id {
+                    let name = b.name_attr.clone().unwrap_or_default();
+                    let result = attr_arguments(scanner).and_then(|args| checked(&name, args));
+                    actions.push((Some(id), Some(name), result));
+                } else if scanner.slots().is_empty() {
+                    actions.push((None, None, Err(vec![no_action()])));
+                } else {
+                    for (i, mut slot) in scanner.take_slots().into_iter().enumerate() {
+                        let id = b.ids.get(i).copied().flatten();
+                        let named = slot.name_key().zip(slot.name().map(str::to_owned));
+                        let result = object_action(
+                            slot.take_value(),
+                            named,
+                            slot.name_alone(),
+                            slot.args_at(),
+                            cfg,
+                            &discriminators,
+                        );
+                        actions.push((id, slot.take_name(), result));
                     }
-                });
-                actions.push((Some(id), Some(name), result));
-            } else if scanner.slots().is_empty() {
-                actions.push((
-                    None,
-                    None,
-                    Err(vec![ActionError::whole(
-                        "the block holds no action object: expected a JSON object such as {\"action\": \"name\", …}",
-                    )]),
-                ));
-            } else {
-                for (i, mut slot) in scanner.take_slots().into_iter().enumerate() {
-                    let id = b.ids.get(i).copied().flatten();
-                    let result = slot_action(&mut slot, cfg, &discriminators);
-                    actions.push((id, slot.take_name(), result));
                 }
             }
         }
@@ -295,20 +319,9 @@ impl Machine {
     }
 }
 
-/// The arguments of a tag named by its `name` attribute: its content.
-fn attr_arguments(
-    scanner: &mut JsonScanner,
-    content: &str,
-    xml: bool,
-) -> Result<Value, Vec<ActionError>> {
-    let text = if xml {
-        String::new()
-    } else {
-        scanner.repaired().trim().to_owned()
-    };
-    if xml {
-        return shape::xml_children(content).map_err(|e| vec![e]);
-    }
+/// The arguments of a tag named by its `name` attribute: its JSON content.
+fn attr_arguments(scanner: &mut JsonScanner) -> Result<Value, Vec<ActionError>> {
+    let text = scanner.repaired().trim().to_owned();
     if text.is_empty() {
         return Ok(Value::Object(Default::default()));
     }
@@ -348,10 +361,19 @@ fn attr_arguments(
         .map_err(|e| vec![ActionError::whole(format!("the JSON cannot be read: {e}"))])
 }
 
-/// The arguments of one slot, validated.
-fn slot_action(slot: &mut Slot, cfg: &Config, discriminators: &[String]) -> Shaped {
+/// The arguments of one action value named by `named`, validated.
+/// `args_at` gives where the values of the argument keys begin, for the
+/// position of a repair.
+fn object_action(
+    value: Option<Value>,
+    named: Option<(NameKey, String)>,
+    name_alone: bool,
+    args_at: &[(&'static str, usize)],
+    cfg: &Config,
+    discriminators: &[String],
+) -> Shaped {
     // The value was built in the scanner's one pass, as the slot closed.
-    let Some(value) = slot.take_value() else {
+    let Some(value) = value else {
         return Err(vec![ActionError::whole("the action's JSON is incomplete")]);
     };
     let Value::Object(obj) = value else {
@@ -360,12 +382,12 @@ fn slot_action(slot: &mut Slot, cfg: &Config, discriminators: &[String]) -> Shap
             type_name(&value)
         ))]);
     };
-    let (Some(name), Some(key)) = (slot.name(), slot.name_key()) else {
+    let Some((key, name)) = &named else {
         let d = discriminators
             .first()
             .map(String::as_str)
             .unwrap_or("action");
-        let expected = if slot.name_alone() {
+        let expected = if name_alone {
             format!("a string under \"{d}\", \"type\" or \"name\"")
         } else {
             format!("a string under \"{d}\" (or \"name\" with \"arguments\")")
@@ -374,7 +396,7 @@ fn slot_action(slot: &mut Slot, cfg: &Config, discriminators: &[String]) -> Shap
         // without its arguments (generic blocks), or no such key.
         let found = [d, "type", "name", "tool_name", "function"]
             .into_iter()
-            .filter(|k| *k != "type" || slot.name_alone())
+            .filter(|k| *k != "type" || name_alone)
             .find_map(|k| match obj.get(k)? {
                 Value::String(_) if k == "name" => {
                     Some("\"name\" without \"arguments\"".to_owned())
@@ -388,11 +410,11 @@ fn slot_action(slot: &mut Slot, cfg: &Config, discriminators: &[String]) -> Shap
         ))]);
     };
     let (args, repair) =
-        shape::arguments(obj, key, discriminators, cfg.strict).map_err(|e| vec![e])?;
+        shape::arguments(obj, *key, discriminators, cfg.strict).map_err(|e| vec![e])?;
     let errors = validate(cfg, name, &args);
     if errors.is_empty() {
         let at = |field: &str| {
-            slot.args_at()
+            args_at
                 .iter()
                 .find(|(k, _)| *k == field)
                 .map_or(0, |&(_, at)| at)

@@ -9,8 +9,9 @@ use super::syntax::{Closer, Content, Opened, Reader};
 use crate::config::Config;
 use crate::event::Syntax;
 use crate::scan::fence::{CloseProbe, Fence, OpenProbe, Probe};
-use crate::scan::json::{JsonScanner, Naming};
+use crate::scan::json::JsonScanner;
 use crate::scan::line::plain_line_start;
+use crate::scan::naming::Naming;
 use crate::scan::tag::{find_closer, Found, TagProbe, MAX_OPENER};
 
 impl Machine {

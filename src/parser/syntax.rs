@@ -10,7 +10,8 @@
 
 use crate::event::Syntax;
 use crate::scan::fence::{CloseProbe, Fence};
-use crate::scan::json::{JsonScanner, Naming};
+use crate::scan::json::JsonScanner;
+use crate::scan::naming::Naming;
 
 /// How a block closes.
 #[derive(Debug, Clone)]

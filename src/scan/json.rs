@@ -39,48 +39,8 @@
 
 use serde_json::{Map, Value};
 
+use super::naming::{classify, KeyRole, NameKey, Namer, Naming};
 use crate::event::RepairKind;
-
-/// How names are read in this block.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Naming {
-    /// Action fences and tags: `type` names, wrappers unwrap.
-    Action,
-    /// Generic fences: only discriminators, `name`, `tool_name`/`function`.
-    Generic,
-}
-
-/// Which key of an action object named it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum NameKey {
-    /// A discriminator, by rank.
-    Discriminator(usize),
-    /// `type`.
-    Type,
-    /// `name`, with `arguments`, `parameters` or `input` beside it.
-    Name,
-    /// `tool_name`, with `input` or `arguments` beside it.
-    ToolName,
-    /// `function`, with `input` or `arguments` beside it.
-    Function,
-    /// `name` with none of `arguments`, `parameters`, `input` beside it
-    /// (action fences and tags only): the rest of the object is the
-    /// arguments.
-    NameAlone,
-}
-
-impl NameKey {
-    fn rank(self) -> usize {
-        match self {
-            NameKey::Discriminator(r) => r,
-            NameKey::Type => 1000,
-            NameKey::Name => 1001,
-            NameKey::ToolName => 1002,
-            NameKey::Function => 1003,
-            NameKey::NameAlone => 1004,
-        }
-    }
-}
 
 /// A value that becomes an action.
 #[derive(Debug, Clone, Default)]
@@ -89,8 +49,6 @@ pub(crate) struct Slot {
     name: Option<String>,
     /// The key that gave the name.
     name_key: Option<NameKey>,
-    /// The best-ranked discriminator or `type` value read so far.
-    best: Option<(NameKey, String)>,
     /// Where the values of `arguments`, `parameters` and `input` begin
     /// (offsets in the scanned text), for repair positions.
     args_at: Vec<(&'static str, usize)>,
@@ -100,13 +58,8 @@ pub(crate) struct Slot {
     raw_start: usize,
     /// Where it ends in the scanned text, once closed.
     raw_end: Option<usize>,
-    has_args: bool,
-    has_input_or_args: bool,
-    /// `name` alone names (action fences and tags).
-    name_alone: bool,
-    name_val: Option<String>,
-    tool_val: Option<String>,
-    function_val: Option<String>,
+    /// What its keys say about its name so far.
+    namer: Namer,
 }
 
 /// A scanner error, with the byte offset (in the scanned text) it arose at.
@@ -833,7 +786,7 @@ impl JsonScanner {
                 }
                 self.slots.push(Slot {
                     raw_start: self.pos + self.cursor,
-                    name_alone: self.naming == Naming::Action,
+                    namer: Namer::new(self.naming),
                     ..Slot::default()
                 });
                 self.slot_depth = Some(depth);
@@ -1168,27 +1121,10 @@ impl JsonScanner {
                 {
                     let idx = slot as usize;
                     if let Some(s) = self.slots.get_mut(idx) {
-                        match k {
-                            NameKey::Discriminator(0) if s.name.is_none() => {
-                                s.name = Some(v.clone());
-                                s.name_key = Some(k);
-                                s.best = Some((k, v));
-                                self.named.push(idx);
-                            }
-                            NameKey::Discriminator(_) | NameKey::Type => {
-                                if s.best.as_ref().map_or(true, |(b, _)| k.rank() < b.rank()) {
-                                    s.best = Some((k, v));
-                                }
-                            }
-                            NameKey::Name | NameKey::NameAlone => {
-                                s.name_val.get_or_insert(v);
-                            }
-                            NameKey::ToolName => {
-                                s.tool_val.get_or_insert(v);
-                            }
-                            NameKey::Function => {
-                                s.function_val.get_or_insert(v);
-                            }
+                        if s.namer.value(k, v.clone()) && s.name.is_none() {
+                            s.name = Some(v);
+                            s.name_key = Some(k);
+                            self.named.push(idx);
                         }
                     }
                 }
@@ -1242,23 +1178,19 @@ impl JsonScanner {
 
     /// The class of a key of the action object on top of the stack.
     fn key_class(&self, key: &str) -> KeyClass {
-        if let Some(r) = self.discriminators.iter().position(|d| d == key) {
-            return KeyClass::Naming(NameKey::Discriminator(r));
-        }
-        match key {
-            "type" if self.naming == Naming::Action => KeyClass::Naming(NameKey::Type),
-            "name" => KeyClass::Naming(NameKey::Name),
-            "tool_name" => KeyClass::Naming(NameKey::ToolName),
-            "function" => KeyClass::Naming(NameKey::Function),
-            "arguments" => KeyClass::ArgsOrInput("arguments"),
-            "input" => KeyClass::ArgsOrInput("input"),
-            "parameters" => KeyClass::Args("parameters"),
-            "actions"
-                if self.first_key && self.naming == Naming::Action && self.stack.len() == 1 =>
+        match classify(key, self.naming, &self.discriminators) {
+            KeyRole::Naming(k) => KeyClass::Naming(k),
+            KeyRole::Args(k) => KeyClass::Args(k),
+            KeyRole::ArgsOrInput(k) => KeyClass::ArgsOrInput(k),
+            KeyRole::Other
+                if key == "actions"
+                    && self.first_key
+                    && self.naming == Naming::Action
+                    && self.stack.len() == 1 =>
             {
                 KeyClass::Actions
             }
-            _ => KeyClass::Other,
+            KeyRole::Other => KeyClass::Other,
         }
     }
 
@@ -1279,11 +1211,8 @@ impl JsonScanner {
         }
         if let Some(s) = self.slots.get_mut(idx) {
             match class {
-                KeyClass::Args(_) => s.has_args = true,
-                KeyClass::ArgsOrInput(_) => {
-                    s.has_args = true;
-                    s.has_input_or_args = true;
-                }
+                KeyClass::Args(k) => s.namer.key(KeyRole::Args(k)),
+                KeyClass::ArgsOrInput(k) => s.namer.key(KeyRole::ArgsOrInput(k)),
                 _ => {}
             }
         }
@@ -1343,33 +1272,12 @@ impl Slot {
 
     /// Whether `name` alone names this slot (action fences and tags).
     pub fn name_alone(&self) -> bool {
-        self.name_alone
+        self.namer.name_alone()
     }
 
-    /// The name by the contract's ranking from what has been read so far.
+    /// The name by the ranking from what has been read so far.
     pub fn resolve(&self) -> Option<(NameKey, String)> {
-        if let Some(best) = &self.best {
-            return Some(best.clone());
-        }
-        if self.has_args {
-            if let Some(v) = &self.name_val {
-                return Some((NameKey::Name, v.clone()));
-            }
-        }
-        if self.has_input_or_args {
-            if let Some(v) = &self.tool_val {
-                return Some((NameKey::ToolName, v.clone()));
-            }
-            if let Some(v) = &self.function_val {
-                return Some((NameKey::Function, v.clone()));
-            }
-        }
-        if self.name_alone {
-            if let Some(v) = &self.name_val {
-                return Some((NameKey::NameAlone, v.clone()));
-            }
-        }
-        None
+        self.namer.resolve()
     }
 
     /// The name if certain, else the best guess from what was read whole.

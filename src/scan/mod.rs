@@ -4,4 +4,5 @@
 pub(crate) mod fence;
 pub(crate) mod json;
 pub(crate) mod line;
+pub(crate) mod naming;
 pub(crate) mod tag;
