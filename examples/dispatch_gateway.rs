@@ -60,13 +60,13 @@ async fn main() -> Result<(), String> {
                 Some(bytes) => feed(&mut input, &config, &bytes, false, &session),
                 None => break,
             },
-            Some(r) = session.next() => println!("{}", r.to_line()),
+            Some(r) = session.next() => println!("{}", actionstream::wire::result_line(&r)),
         }
     }
     feed(&mut input, &config, &[], true, &session);
     session.close();
     while let Some(r) = session.next().await {
-        println!("{}", r.to_line());
+        println!("{}", actionstream::wire::result_line(&r));
     }
     Ok(())
 }

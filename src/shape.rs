@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::event::ActionError;
+use crate::event::{ActionError, ErrorKind};
 use crate::scan::json::NameKey;
 
 /// The arguments of an action object named by `key`.
@@ -44,20 +44,23 @@ pub(crate) fn arguments(
         Value::String(s) => {
             let trimmed = s.trim_start();
             if !trimmed.starts_with('{') {
-                return Err(ActionError::at(
+                return Err(ActionError::new(
+                    ErrorKind::Shape,
                     field,
                     "expected an object of arguments, found a string",
                 ));
             }
             if strict {
-                return Err(ActionError::at(
+                return Err(ActionError::new(
+                    ErrorKind::Shape,
                     field,
                     "expected an object of arguments, found a string that holds JSON (strict mode decodes nothing)",
                 ));
             }
             match serde_json::from_str::<Value>(&s) {
                 Ok(v @ Value::Object(_)) => Ok((v, Some(field))),
-                Ok(_) | Err(_) => Err(ActionError::at(
+                Ok(_) | Err(_) => Err(ActionError::new(
+                    ErrorKind::Shape,
                     field,
                     "expected an object of arguments, found a string that is not a JSON object",
                 )),
@@ -87,12 +90,18 @@ pub fn xml_children(content: &str) -> Result<Value, ActionError> {
         }
         let Some(after_lt) = rest.strip_prefix('<') else {
             let found: String = rest.chars().take(20).collect();
-            return Err(ActionError::whole(format!(
-                "expected child elements such as <query>…</query>, found text `{found}`"
-            )));
+            return Err(ActionError::new(
+                ErrorKind::Syntax,
+                "",
+                format!("expected child elements such as <query>…</query>, found text `{found}`"),
+            ));
         };
         let Some(gt) = after_lt.find('>') else {
-            return Err(ActionError::whole("an XML element whose `>` is missing"));
+            return Err(ActionError::new(
+                ErrorKind::Syntax,
+                "",
+                "an XML element whose `>` is missing",
+            ));
         };
         let head = &after_lt[..gt];
         let self_closing = head.ends_with('/');
@@ -102,9 +111,11 @@ pub fn xml_children(content: &str) -> Result<Value, ActionError> {
             .next()
             .unwrap_or("");
         if name.is_empty() || name.starts_with('/') {
-            return Err(ActionError::whole(format!(
-                "expected an XML element, found `<{head}>`"
-            )));
+            return Err(ActionError::new(
+                ErrorKind::Syntax,
+                "",
+                format!("expected an XML element, found `<{head}>`"),
+            ));
         }
         let body_start = &after_lt[gt + 1..];
         let (value, next) = if self_closing {
@@ -112,7 +123,8 @@ pub fn xml_children(content: &str) -> Result<Value, ActionError> {
         } else {
             let close = format!("</{name}>");
             let Some(end) = body_start.find(&close) else {
-                return Err(ActionError::at(
+                return Err(ActionError::new(
+                    ErrorKind::Syntax,
                     name,
                     format!("expected the closing tag {close}, found the end of the content"),
                 ));

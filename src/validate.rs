@@ -76,14 +76,18 @@ pub(crate) fn unknown_action(name: &str, known: &[String]) -> ActionError {
         .map(|k| format!("'{k}'"))
         .collect::<Vec<_>>()
         .join(" | ");
-    ActionError::whole(format!(
-        "unknown action '{name}': expected one of {}",
-        if list.is_empty() {
-            "(none)".into()
-        } else {
-            list
-        }
-    ))
+    ActionError::new(
+        crate::ErrorKind::UnknownAction,
+        "",
+        format!(
+            "unknown action '{name}': expected one of {}",
+            if list.is_empty() {
+                "(none)".into()
+            } else {
+                list
+            }
+        ),
+    )
 }
 
 /// The JSON type of a value, as people say it.

@@ -1,6 +1,6 @@
 //! The dispatcher: failures stay local, the concurrency bound, in-order runs,
 //! dry run, the approval queue, and the built-in handlers.
-#![cfg(feature = "stream")]
+#![cfg(feature = "dispatch")]
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -493,7 +493,7 @@ async fn exec_handler_runs_the_configured_program_with_the_action_on_stdin() {
     let a = action(7, "deploy", json!({"env": "prod"}));
     let cat = ExecHandler::new("/bin/cat", Vec::<String>::new());
     let out = run_one(&cat, a.clone()).await.unwrap();
-    assert_eq!(out, actionstream::dispatch::action_json(&a));
+    assert_eq!(out, actionstream::wire::action_json(&a));
 
     let text = ExecHandler::new("sh", ["-c", "read line; echo done"]);
     assert_eq!(run_one(&text, a.clone()).await.unwrap(), json!("done"));

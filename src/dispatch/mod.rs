@@ -67,7 +67,7 @@ use std::time::Duration;
 pub use builtin::{ExecHandler, JsonlHandler, LogHandler};
 pub use config::DispatchConfigError;
 pub use file::{FileHandler, PathRefused};
-pub use handler::{action_json, handler_fn, FnHandler, Handler, HandlerResult};
+pub use handler::{handler_fn, FnHandler, Handler, HandlerResult};
 pub use policy::{ApprovalError, ApprovalPolicy, PendingAction};
 pub use result::{DispatchResult, Status};
 pub use session::Session;

@@ -3,7 +3,7 @@
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use actionstream::oracle::Rng;
+use actionstream::chunking::ChunkSizes;
 use actionstream::sse::{SseItem, SseParser};
 use actionstream::{Config, ConfigFile, Parser};
 
@@ -124,7 +124,7 @@ pub fn open_input(file: Option<&Path>) -> Result<Box<dyn Read + Send>, String> {
 /// Cuts what is read into the pushes the options ask for, carrying the rest.
 pub struct Chunker {
     size: Option<usize>,
-    rng: Option<Rng>,
+    random: Option<ChunkSizes>,
     next: usize,
     carry: Vec<u8>,
 }
@@ -133,7 +133,7 @@ impl Chunker {
     pub fn new(options: &ParseOptions) -> Self {
         let mut c = Chunker {
             size: options.chunk_size.map(|n| n as usize),
-            rng: options.random_chunks.map(Rng::new),
+            random: options.random_chunks.map(|seed| ChunkSizes::new(seed, 64)),
             next: 0,
             carry: Vec::new(),
         };
@@ -142,8 +142,8 @@ impl Chunker {
     }
 
     fn draw(&mut self) {
-        self.next = match (&mut self.rng, self.size) {
-            (Some(rng), _) => rng.next_in(64),
+        self.next = match (self.random.as_mut().and_then(Iterator::next), self.size) {
+            (Some(n), _) => n,
             (None, Some(n)) => n,
             (None, None) => usize::MAX,
         };

@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use actionstream::dispatch::Dispatcher;
-use actionstream::ConfigFile;
+use actionstream::{wire, ConfigFile};
 use tokio::sync::mpsc;
 
 use crate::output::{Style, Writer};
@@ -112,12 +112,12 @@ async fn run(
                     }
                 }
             }
-            Some(r) = session.next() => writer.line(&r.to_line()).map_err(write_err)?,
+            Some(r) = session.next() => writer.line(&wire::result_line(&r)).map_err(write_err)?,
         }
     }
     session.close();
     while let Some(r) = session.next().await {
-        writer.line(&r.to_line()).map_err(write_err)?;
+        writer.line(&wire::result_line(&r)).map_err(write_err)?;
     }
     writer.finish().map_err(write_err)?;
     let _ = io::stdout().flush();
