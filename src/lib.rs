@@ -66,16 +66,14 @@ pub mod schema;
 #[cfg(feature = "schema")]
 pub mod typed;
 
-pub use config::Config;
-pub use config_file::{ActionsSection, ConfigError, ConfigFile, ExecSpec};
+pub use config::{Config, ParserSettings};
+pub use config_file::{ActionsSection, ConfigError, ConfigFile};
 pub use event::{
     Action, ActionError, ActionId, ErrorKind, Event, InvalidAction, Repair, RepairKind, Span,
     Syntax,
 };
 pub use parser::{narrative, parse_str, parse_str_with, NativeId, Parser, MAX_SPECULATION};
-pub use shape::xml_children;
-pub use utf8::Utf8Decoder;
-pub use validate::{type_name, TypeList, Validator};
+pub use validate::{TypeList, Validator};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

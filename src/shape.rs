@@ -73,13 +73,7 @@ pub(crate) fn arguments(
 /// Reads XML child elements (`<query>text</query><limit>5</limit>`) into an
 /// object: each value trimmed, read as JSON where it parses, else kept as a
 /// string; a repeated element gives a list.
-///
-/// ```
-/// # use actionstream::xml_children;
-/// let v = xml_children("<query> rust </query>\n<limit>5</limit><tag>a</tag><tag>b</tag>").unwrap();
-/// assert_eq!(v, serde_json::json!({"query": "rust", "limit": 5, "tag": ["a", "b"]}));
-/// ```
-pub fn xml_children(content: &str) -> Result<Value, ActionError> {
+pub(crate) fn xml_children(content: &str) -> Result<Value, ActionError> {
     let mut map = Map::new();
     let mut repeated: Vec<String> = Vec::new();
     let mut rest = content;
@@ -147,5 +141,20 @@ pub fn xml_children(content: &str) -> Result<Value, ActionError> {
             }
         }
         rest = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::xml_children;
+
+    #[test]
+    fn xml_children_read_values_and_repeats() {
+        let v = xml_children("<query> rust </query>\n<limit>5</limit><tag>a</tag><tag>b</tag>")
+            .unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"query": "rust", "limit": 5, "tag": ["a", "b"]})
+        );
     }
 }

@@ -535,7 +535,7 @@ async fn builtins_come_from_the_configuration() {
         "require_approval": ["shout"],
     }))
     .unwrap();
-    let d = Dispatcher::from_config(&file, dir.path()).unwrap();
+    let d = Dispatcher::from_config(&file.dispatch_config(Default::default()), dir.path()).unwrap();
     assert_eq!(d.names(), ["audit", "decision", "note", "save", "shout"]);
     assert_eq!(d.options().max_concurrent, 2);
     let s = d.start();
@@ -562,7 +562,10 @@ async fn builtins_come_from_the_configuration() {
     assert_eq!(shout.len(), 2, "queued, then done");
     assert_eq!(shout[1].output["ARGUMENTS"], json!({"TEXT": "HEY"}));
 
-    let bad = |v: Value| Dispatcher::from_config(&serde_json::from_value(v).unwrap(), dir.path());
+    let bad = |v: Value| {
+        let file: ConfigFile = serde_json::from_value(v).unwrap();
+        Dispatcher::from_config(&file.dispatch_config(Default::default()), dir.path())
+    };
     assert!(matches!(
         bad(json!({"handlers": {"x": "builtin:github-issue"}})),
         Err(DispatchConfigError::UnknownBuiltin { .. })

@@ -65,7 +65,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use builtin::{ExecHandler, JsonlHandler, LogHandler};
-pub use config::DispatchConfigError;
+pub use config::{DispatchConfig, DispatchConfigError, ExecSpec};
 pub use file::{FileHandler, PathRefused};
 pub use handler::{handler_fn, FnHandler, Handler, HandlerResult};
 pub use policy::{ApprovalError, ApprovalPolicy, PendingAction};

@@ -5,7 +5,7 @@ use std::path::{Path, PathBuf};
 
 use actionstream::chunking::ChunkSizes;
 use actionstream::sse::{SseItem, SseParser};
-use actionstream::{Config, ConfigFile, Parser};
+use actionstream::{Config, ConfigFile, Parser, ParserSettings};
 
 use crate::output::{Style, Writer};
 
@@ -75,39 +75,33 @@ pub struct ParseArgs {
     pub summary: bool,
 }
 
-/// Builds the parser configuration from the options and the config file.
-pub fn build_config(options: &ParseOptions, file: Option<&ConfigFile>) -> Result<Config, String> {
-    let mut config = Config::default();
-    if let Some(file) = file {
-        config = file.apply(config).map_err(|e| e.to_string())?;
-    }
-    for t in &options.fence_tags {
-        config = config.fence_tag(t.clone());
-    }
-    for t in &options.xml_tags {
-        config = config.xml_tag(t.clone());
-    }
-    for d in &options.discriminators {
-        config = config.discriminator(d.clone());
-    }
-    if options.strict {
-        config = config.strict(true);
-    }
-    if let Some(n) = options.max_block_bytes {
-        config = config.max_block_bytes(n);
-    }
-    if options.deltas {
-        config = config.action_deltas(true);
-    }
-    if let Some(path) = &options.schema {
-        let schemas = ConfigFile::load_schemas(path).map_err(|e| e.to_string())?;
-        let file = ConfigFile {
-            schemas,
-            ..ConfigFile::default()
+impl ParseOptions {
+    /// The flags' layer of parser settings (reads `--schema`).
+    fn settings(&self) -> Result<ParserSettings, String> {
+        let schemas = match &self.schema {
+            Some(path) => ConfigFile::load_schemas(path).map_err(|e| e.to_string())?,
+            None => Default::default(),
         };
-        config = file.apply(config).map_err(|e| e.to_string())?;
+        Ok(ParserSettings {
+            fence_tags: self.fence_tags.clone(),
+            xml_tags: self.xml_tags.clone(),
+            discriminators: self.discriminators.clone(),
+            strict: self.strict.then_some(true),
+            max_block_bytes: self.max_block_bytes,
+            action_deltas: self.deltas.then_some(true),
+            schemas,
+            ..ParserSettings::default()
+        })
     }
-    Ok(config)
+}
+
+/// The parser configuration: the defaults, then the file, then the flags.
+pub fn build_config(options: &ParseOptions, file: Option<&ConfigFile>) -> Result<Config, String> {
+    let layers = file.map(ConfigFile::parser_settings).into_iter();
+    layers
+        .chain([options.settings()?])
+        .try_fold(Config::default(), |config, layer| layer.apply(config))
+        .map_err(|e| e.to_string())
 }
 
 /// Opens FILE, or standard input for `None` and `-`.
