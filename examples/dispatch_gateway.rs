@@ -38,7 +38,8 @@ async fn main() -> Result<(), String> {
         .apply(actionstream::Config::default())
         .map_err(|e| e.to_string())?;
     let base = Path::new(&path).parent().unwrap_or(Path::new("."));
-    let dispatcher = Dispatcher::from_config(&file, base).map_err(|e| e.to_string())?;
+    let dispatcher = Dispatcher::from_config(&file.dispatch_config(Default::default()), base)
+        .map_err(|e| e.to_string())?;
     let mut session = dispatcher.start();
 
     // Standard input is read on a thread of its own, chunk by chunk as it arrives.
@@ -60,13 +61,13 @@ async fn main() -> Result<(), String> {
                 Some(bytes) => feed(&mut input, &config, &bytes, false, &session),
                 None => break,
             },
-            Some(r) = session.next() => println!("{}", r.to_line()),
+            Some(r) = session.next() => println!("{}", actionstream::wire::result_line(&r)),
         }
     }
     feed(&mut input, &config, &[], true, &session);
     session.close();
     while let Some(r) = session.next().await {
-        println!("{}", r.to_line());
+        println!("{}", actionstream::wire::result_line(&r));
     }
     Ok(())
 }

@@ -36,7 +36,8 @@ async fn main() -> Result<(), String> {
         .apply(actionstream::Config::default())
         .map_err(|e| e.to_string())?;
     let base = Path::new(config_path).parent().unwrap_or(Path::new("."));
-    let dispatcher = Dispatcher::from_config(&file, base).map_err(|e| e.to_string())?;
+    let dispatcher = Dispatcher::from_config(&file.dispatch_config(Default::default()), base)
+        .map_err(|e| e.to_string())?;
     let mut session = dispatcher.start();
 
     let (host, path) = split_url(url)?;

@@ -4,7 +4,10 @@
 use std::fmt;
 use std::sync::Arc;
 
-use crate::validate::Validator;
+use serde_json::{Map, Value};
+
+use crate::config_file::ConfigError;
+use crate::validate::{TypeList, Validator};
 
 /// What a parser looks for, built with setters in the style of a builder.
 ///
@@ -171,19 +174,173 @@ impl Config {
         &self.discriminators
     }
 
-    /// Whether repairs are off.
-    pub fn is_strict(&self) -> bool {
+    /// Whether repairs are off: what [`Config::strict`] set. (A getter
+    /// cannot share the builder method's name; as with
+    /// `std::process::Command::get_current_dir`, it takes a `get_` prefix.)
+    pub fn get_strict(&self) -> bool {
         self.strict
     }
+}
 
-    /// The block size limit in bytes.
-    pub fn block_limit(&self) -> usize {
-        self.max_block_bytes
+/// One layer of parser settings: the configuration file's, or the command
+/// line's. Layers are applied in turn over [`Config::default`] (defaults,
+/// then the file, then the flags): lists add to what is there, the others
+/// replace it when given, and a layer with `schemas` or `types` replaces the
+/// validator.
+///
+/// ```
+/// use actionstream::{Config, ParserSettings};
+///
+/// let file = ParserSettings { fence_tags: vec!["plan".into()], strict: Some(true), ..Default::default() };
+/// let flags = ParserSettings { strict: Some(false), ..Default::default() };
+/// let config = [file, flags].iter().try_fold(Config::default(), |c, layer| layer.apply(c)).unwrap();
+/// assert!(config.is_action_fence_tag("plan") && !config.get_strict());
+/// ```
+#[derive(Clone, Default)]
+pub struct ParserSettings {
+    /// Extra action fence tags.
+    pub fence_tags: Vec<String>,
+    /// Extra generic fence tags.
+    pub generic_tags: Vec<String>,
+    /// Extra call tag names.
+    pub xml_tags: Vec<String>,
+    /// Extra discriminator keys.
+    pub discriminators: Vec<String>,
+    /// Strict mode.
+    pub strict: Option<bool>,
+    /// The block size limit.
+    pub max_block_bytes: Option<usize>,
+    /// The nesting limit.
+    pub max_depth: Option<usize>,
+    /// [`Event::ActionDelta`](crate::Event::ActionDelta) events.
+    pub action_deltas: Option<bool>,
+    /// JSON Schemas by action name (in order), or one union schema split by
+    /// the discriminators (feature `schema`).
+    pub schemas: Map<String, Value>,
+    /// Allowed action types with their required fields: names with no
+    /// schema are checked against it.
+    pub types: Option<TypeList>,
+}
+
+impl ParserSettings {
+    /// Applies this layer to `config`.
+    ///
+    /// # Errors
+    ///
+    /// When a schema does not compile, or `schemas` is given in a build
+    /// without the `schema` feature.
+    pub fn apply(&self, mut config: Config) -> Result<Config, ConfigError> {
+        for t in &self.fence_tags {
+            config = config.fence_tag(t.clone());
+        }
+        for t in &self.generic_tags {
+            config = config.generic_tag(t.clone());
+        }
+        for t in &self.xml_tags {
+            config = config.xml_tag(t.clone());
+        }
+        for d in &self.discriminators {
+            config = config.discriminator(d.clone());
+        }
+        if let Some(s) = self.strict {
+            config = config.strict(s);
+        }
+        if let Some(n) = self.max_block_bytes {
+            config = config.max_block_bytes(n);
+        }
+        if let Some(n) = self.max_depth {
+            config = config.max_depth(n);
+        }
+        if let Some(on) = self.action_deltas {
+            config = config.action_deltas(on);
+        }
+        if !self.schemas.is_empty() {
+            config = self.apply_schemas(config)?;
+        } else if let Some(list) = &self.types {
+            config = config.validator(list.clone());
+        }
+        Ok(config)
     }
 
-    /// The JSON nesting limit.
-    pub fn depth_limit(&self) -> usize {
-        self.max_depth
+    /// Whether `schemas` is one union schema rather than a map of names.
+    #[cfg(feature = "schema")]
+    fn schemas_are_union(&self) -> bool {
+        ["oneOf", "anyOf"]
+            .iter()
+            .any(|k| self.schemas.get(*k).is_some_and(Value::is_array))
+    }
+
+    #[cfg(feature = "schema")]
+    fn apply_schemas(&self, config: Config) -> Result<Config, ConfigError> {
+        use crate::schema::SchemaValidator;
+        let to_config = |e: crate::schema::SchemaError| ConfigError::Schema {
+            name: e.name,
+            message: e.message,
+        };
+        let v = if self.schemas_are_union() {
+            let union = Value::Object(self.schemas.clone());
+            let keys = config.discriminators().iter().map(String::as_str);
+            let mut result = SchemaValidator::from_union(&union, "action");
+            for d in keys.chain(["type"]) {
+                if result.is_ok() {
+                    break;
+                }
+                result = SchemaValidator::from_union(&union, d);
+            }
+            result.map_err(to_config)?
+        } else {
+            SchemaValidator::from_map(&self.schemas).map_err(to_config)?
+        };
+        Ok(match self.types.clone() {
+            Some(types) => config.validator(SchemasAndTypes { schemas: v, types }),
+            None => config.validator(v),
+        })
+    }
+
+    #[cfg(not(feature = "schema"))]
+    fn apply_schemas(&self, _config: Config) -> Result<Config, ConfigError> {
+        Err(ConfigError::Schema {
+            name: self.schemas.keys().next().cloned().unwrap_or_default(),
+            message: "this build has no `schema` feature".into(),
+        })
+    }
+}
+
+/// Schemas where a name has one, else the types list with its required
+/// fields (the seeds' optional per-type schemas beside `types`).
+#[cfg(feature = "schema")]
+struct SchemasAndTypes {
+    schemas: crate::schema::SchemaValidator,
+    types: TypeList,
+}
+
+#[cfg(feature = "schema")]
+impl Validator for SchemasAndTypes {
+    fn validate(&self, name: &str, arguments: &Value) -> Vec<crate::ActionError> {
+        if self.schemas.schema(name).is_some() {
+            self.schemas.validate(name, arguments)
+        } else if self.types.known().iter().any(|t| t == name) {
+            self.types.validate(name, arguments)
+        } else {
+            vec![crate::validate::unknown_action(name, &self.known())]
+        }
+    }
+
+    fn known(&self) -> Vec<String> {
+        let mut all = self.schemas.known();
+        for t in self.types.known() {
+            if !all.contains(&t) {
+                all.push(t);
+            }
+        }
+        all
+    }
+
+    fn schema(&self, name: &str) -> Option<Value> {
+        self.schemas
+            .schema(name)
+            .cloned()
+            .or_else(|| self.types.schema(name))
     }
 }
 

@@ -49,10 +49,8 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{Map, Value};
 
-use crate::config::Config;
+use crate::config::{Config, ParserSettings};
 use crate::validate::TypeList;
-#[cfg(feature = "schema")]
-use crate::validate::Validator;
 
 /// The seeds' `actions` section (see the [module docs](self)).
 ///
@@ -80,31 +78,13 @@ pub struct ActionsSection {
     pub handlers: BTreeMap<String, String>,
 }
 
-/// A program the `exec` handler may run; the model never chooses it.
-///
-/// ```
-/// let e: actionstream::ExecSpec =
-///     serde_json::from_str(r#"{"program": "./deploy.sh", "args": ["--dry"]}"#).unwrap();
-/// assert_eq!(e.args, ["--dry"]);
-/// ```
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(default)]
-pub struct ExecSpec {
-    /// The program.
-    pub program: PathBuf,
-    /// Its arguments.
-    pub args: Vec<String>,
-    /// Seconds before it is stopped.
-    pub timeout_secs: Option<u64>,
-}
-
 /// The whole file (see the [module docs](self)).
 ///
 /// ```
 /// let file: actionstream::ConfigFile =
 ///     serde_json::from_str(r#"{"fence_tags": ["plan"], "strict": true}"#).unwrap();
 /// let config = file.apply(actionstream::Config::default()).unwrap();
-/// assert!(config.is_strict() && config.is_action_fence_tag("plan"));
+/// assert!(config.get_strict() && config.is_action_fence_tag("plan"));
 /// ```
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(default)]
@@ -128,22 +108,31 @@ pub struct ConfigFile {
     /// The nesting limit.
     pub max_depth: Option<usize>,
     /// Handler specs by action name (merged over `actions.handlers`).
+    #[cfg(feature = "dispatch")]
     pub handlers: BTreeMap<String, String>,
     /// Root directory of the `file` handler.
+    #[cfg(feature = "dispatch")]
     pub file_root: Option<PathBuf>,
     /// Audit file of the `jsonl` handler.
+    #[cfg(feature = "dispatch")]
     pub jsonl_path: Option<PathBuf>,
     /// Programs of the `exec` handler, by action name.
-    pub exec: BTreeMap<String, ExecSpec>,
+    #[cfg(feature = "dispatch")]
+    pub exec: BTreeMap<String, crate::dispatch::ExecSpec>,
     /// Handlers that run at once at most (default 4).
+    #[cfg(feature = "dispatch")]
     pub max_concurrent: Option<usize>,
     /// Seconds a handler may take (default 30).
+    #[cfg(feature = "dispatch")]
     pub handler_timeout_secs: Option<u64>,
     /// Actions queued for approval instead of run.
+    #[cfg(feature = "dispatch")]
     pub require_approval: Vec<String>,
     /// Run handlers one at a time, in action order.
+    #[cfg(feature = "dispatch")]
     pub in_order: Option<bool>,
     /// Run no handler; results say it was a dry run.
+    #[cfg(feature = "dispatch")]
     pub dry_run: Option<bool>,
 }
 
@@ -249,6 +238,7 @@ impl ConfigFile {
     /// ).unwrap();
     /// assert_eq!(file.handler_specs().len(), 2);
     /// ```
+    #[cfg(feature = "dispatch")]
     pub fn handler_specs(&self) -> BTreeMap<String, String> {
         let mut all = if self.actions_enabled() {
             self.actions.handlers.clone()
@@ -259,9 +249,46 @@ impl ConfigFile {
         all
     }
 
-    /// Applies the file to `config`: tags, discriminators, limits, strict
-    /// mode, and a validator from `schemas` or `actions.types` (none when
-    /// the section is disabled).
+    /// The file's parser settings: tags (with `actions.outputFormat`),
+    /// discriminators, limits, strict mode, and `schemas` and
+    /// `actions.types` for validation (none of the `actions` section when it
+    /// is disabled).
+    pub fn parser_settings(&self) -> ParserSettings {
+        let enabled = self.actions_enabled();
+        let output_format = self.actions.output_format.iter().filter(|_| enabled);
+        let types = (enabled && !self.actions.types.is_empty()).then(|| {
+            let mut list = TypeList::new();
+            for t in &self.actions.types {
+                let required = self.actions.required.get(t).cloned().unwrap_or_default();
+                list = list.allow(t.clone(), required);
+            }
+            list
+        });
+        ParserSettings {
+            fence_tags: self
+                .fence_tags
+                .iter()
+                .chain(output_format)
+                .cloned()
+                .collect(),
+            generic_tags: self.generic_tags.clone(),
+            xml_tags: self.xml_tags.clone(),
+            discriminators: self.discriminators.clone(),
+            strict: self.strict,
+            max_block_bytes: self.max_block_bytes,
+            max_depth: self.max_depth,
+            action_deltas: None,
+            schemas: if enabled {
+                self.schemas.clone()
+            } else {
+                Map::new()
+            },
+            types,
+        }
+    }
+
+    /// Applies the file's [parser settings](ConfigFile::parser_settings) to
+    /// `config`.
     ///
     /// ```
     /// let file: actionstream::ConfigFile = serde_json::from_str(
@@ -270,135 +297,7 @@ impl ConfigFile {
     /// let config = file.apply(actionstream::Config::default()).unwrap();
     /// assert!(config.is_action_fence_tag("facilitator-action"));
     /// ```
-    pub fn apply(&self, mut config: Config) -> Result<Config, ConfigError> {
-        let enabled = self.actions_enabled();
-        let output_format = self.actions.output_format.iter().filter(|_| enabled);
-        for t in self.fence_tags.iter().chain(output_format) {
-            config = config.fence_tag(t.clone());
-        }
-        for t in &self.generic_tags {
-            config = config.generic_tag(t.clone());
-        }
-        for t in &self.xml_tags {
-            config = config.xml_tag(t.clone());
-        }
-        for d in &self.discriminators {
-            config = config.discriminator(d.clone());
-        }
-        if let Some(s) = self.strict {
-            config = config.strict(s);
-        }
-        if let Some(n) = self.max_block_bytes {
-            config = config.max_block_bytes(n);
-        }
-        if let Some(n) = self.max_depth {
-            config = config.max_depth(n);
-        }
-        if !enabled {
-            return Ok(config);
-        }
-        let types = (!self.actions.types.is_empty()).then(|| {
-            let mut list = TypeList::new();
-            for t in &self.actions.types {
-                let required = self.actions.required.get(t).cloned().unwrap_or_default();
-                list = list.allow(t.clone(), required);
-            }
-            list
-        });
-        if !self.schemas.is_empty() {
-            config = self.apply_schemas(config, types)?;
-        } else if let Some(list) = types {
-            config = config.validator(list);
-        }
-        Ok(config)
-    }
-
-    /// Whether `schemas` is one union schema rather than a map of names.
-    #[cfg(feature = "schema")]
-    fn schemas_are_union(&self) -> bool {
-        ["oneOf", "anyOf"]
-            .iter()
-            .any(|k| self.schemas.get(*k).is_some_and(Value::is_array))
-    }
-
-    #[cfg(feature = "schema")]
-    fn apply_schemas(
-        &self,
-        config: Config,
-        types: Option<TypeList>,
-    ) -> Result<Config, ConfigError> {
-        use crate::schema::SchemaValidator;
-        let to_config = |e: crate::schema::SchemaError| ConfigError::Schema {
-            name: e.name,
-            message: e.message,
-        };
-        let v = if self.schemas_are_union() {
-            let union = Value::Object(self.schemas.clone());
-            let keys = config.discriminators().iter().map(String::as_str);
-            let mut result = SchemaValidator::from_union(&union, "action");
-            for d in keys.chain(["type"]) {
-                if result.is_ok() {
-                    break;
-                }
-                result = SchemaValidator::from_union(&union, d);
-            }
-            result.map_err(to_config)?
-        } else {
-            SchemaValidator::from_map(&self.schemas).map_err(to_config)?
-        };
-        Ok(match types {
-            Some(types) => config.validator(SchemasAndTypes { schemas: v, types }),
-            None => config.validator(v),
-        })
-    }
-
-    #[cfg(not(feature = "schema"))]
-    fn apply_schemas(
-        &self,
-        _config: Config,
-        _types: Option<TypeList>,
-    ) -> Result<Config, ConfigError> {
-        Err(ConfigError::Schema {
-            name: self.schemas.keys().next().cloned().unwrap_or_default(),
-            message: "this build has no `schema` feature".into(),
-        })
-    }
-}
-
-/// Schemas where a name has one, else the types list with its required
-/// fields (the seeds' optional per-type schemas beside `types`).
-#[cfg(feature = "schema")]
-struct SchemasAndTypes {
-    schemas: crate::schema::SchemaValidator,
-    types: TypeList,
-}
-
-#[cfg(feature = "schema")]
-impl Validator for SchemasAndTypes {
-    fn validate(&self, name: &str, arguments: &Value) -> Vec<crate::ActionError> {
-        if self.schemas.schema(name).is_some() {
-            self.schemas.validate(name, arguments)
-        } else if self.types.known().iter().any(|t| t == name) {
-            self.types.validate(name, arguments)
-        } else {
-            vec![crate::validate::unknown_action(name, &self.known())]
-        }
-    }
-
-    fn known(&self) -> Vec<String> {
-        let mut all = self.schemas.known();
-        for t in self.types.known() {
-            if !all.contains(&t) {
-                all.push(t);
-            }
-        }
-        all
-    }
-
-    fn schema(&self, name: &str) -> Option<Value> {
-        self.schemas
-            .schema(name)
-            .cloned()
-            .or_else(|| self.types.schema(name))
+    pub fn apply(&self, config: Config) -> Result<Config, ConfigError> {
+        self.parser_settings().apply(config)
     }
 }

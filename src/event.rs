@@ -139,32 +139,125 @@ impl fmt::Display for Repair {
     }
 }
 
-/// Why an action is invalid: a path inside its arguments (empty for the
-/// action as a whole) and a sentence for people, and for the model.
+/// What kind of problem an [`ActionError`] is, for code that reacts to it
+/// (retry, ask the model again, drop the action) without reading messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum ErrorKind {
+    /// The JSON (or a tag's XML children) cannot be read.
+    Syntax,
+    /// The block or its JSON ends before it is complete (cut off, or a
+    /// missing closer in strict mode).
+    CutOff,
+    /// The block is larger than the block limit, or the JSON deeper than
+    /// the nesting limit.
+    TooLarge,
+    /// The block holds no action object.
+    NoAction,
+    /// The action object has no name.
+    NoName,
+    /// The name is not one the validator knows.
+    UnknownAction,
+    /// The arguments are not in a form actions take (several values, a
+    /// string where an object belongs).
+    Shape,
+    /// The arguments do not pass validation (required fields, types, a
+    /// schema): what a [`Validator`](crate::Validator) reports.
+    Validation,
+}
+
+impl ErrorKind {
+    /// The kind's name in snake case, as it is serialized.
+    ///
+    /// ```
+    /// assert_eq!(actionstream::ErrorKind::CutOff.as_str(), "cut_off");
+    /// ```
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ErrorKind::Syntax => "syntax",
+            ErrorKind::CutOff => "cut_off",
+            ErrorKind::TooLarge => "too_large",
+            ErrorKind::NoAction => "no_action",
+            ErrorKind::NoName => "no_name",
+            ErrorKind::UnknownAction => "unknown_action",
+            ErrorKind::Shape => "shape",
+            ErrorKind::Validation => "validation",
+        }
+    }
+}
+
+impl fmt::Display for ErrorKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// Why an action is invalid: a kind, a path inside its arguments (empty for
+/// the action as a whole), where there is one the line and column in the
+/// block, and a sentence for people, and for the model.
+///
+/// ```
+/// use actionstream::{ActionError, ErrorKind};
+///
+/// let e = ActionError::new(ErrorKind::Syntax, "", "expected `,` or `}`").with_position(2, 7);
+/// assert_eq!((e.kind, e.line, e.column), (ErrorKind::Syntax, Some(2), Some(7)));
+/// assert_eq!(e.to_string(), "expected `,` or `}`");
+/// assert_eq!(ActionError::at("q", "required field missing").kind, ErrorKind::Validation);
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize)]
 pub struct ActionError {
+    /// What kind of problem it is.
+    pub kind: ErrorKind,
     /// Slash-separated path inside the arguments (`issues/0/labels`), empty
     /// when the error is about the block or the action as a whole.
     pub path: String,
     /// What was expected and what came.
     pub message: String,
+    /// Line within the block's raw text, from 1, where the error has a place.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub line: Option<usize>,
+    /// Column within that line, in characters, from 1.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub column: Option<usize>,
 }
 
 impl ActionError {
-    /// An error about the whole action or block.
-    pub fn whole(message: impl Into<String>) -> Self {
+    /// An error of `kind` at `path` (empty for the whole action or block).
+    pub fn new(kind: ErrorKind, path: impl Into<String>, message: impl Into<String>) -> Self {
         ActionError {
-            path: String::new(),
+            kind,
+            path: path.into(),
             message: message.into(),
+            line: None,
+            column: None,
         }
     }
 
-    /// An error at `path` inside the arguments.
+    /// A validation error about the whole action ([`ErrorKind::Validation`];
+    /// see [`ActionError::with_kind`] for others).
+    pub fn whole(message: impl Into<String>) -> Self {
+        ActionError::new(ErrorKind::Validation, "", message)
+    }
+
+    /// A validation error at `path` inside the arguments
+    /// ([`ErrorKind::Validation`]).
     pub fn at(path: impl Into<String>, message: impl Into<String>) -> Self {
-        ActionError {
-            path: path.into(),
-            message: message.into(),
-        }
+        ActionError::new(ErrorKind::Validation, path, message)
+    }
+
+    /// The same error, of `kind`.
+    pub fn with_kind(mut self, kind: ErrorKind) -> Self {
+        self.kind = kind;
+        self
+    }
+
+    /// The same error, placed at `line` and `column` (both from 1, columns
+    /// in characters) in the block's raw text. The message is not changed.
+    pub fn with_position(mut self, line: usize, column: usize) -> Self {
+        self.line = Some(line);
+        self.column = Some(column);
+        self
     }
 }
 
@@ -179,7 +272,10 @@ impl fmt::Display for ActionError {
 }
 
 /// A complete, validated action.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+///
+/// It serializes as [`wire::action_json`](crate::wire::action_json), the
+/// form handlers hand on (see `impl Serialize` below).
+#[derive(Debug, Clone, PartialEq)]
 pub struct Action {
     /// The action's id.
     pub id: ActionId,
@@ -219,6 +315,15 @@ impl Action {
             }
         }
         names
+    }
+}
+
+// An action has one JSON shape, owned by `wire`: serializing it gives
+// exactly what the `jsonl` and `exec` handlers receive, so there is no second,
+// derived shape (with `raw` and repair positions) to keep in step with it.
+impl Serialize for Action {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        crate::wire::action_json(self).serialize(serializer)
     }
 }
 
@@ -305,4 +410,40 @@ impl Event {
             Event::ActionInvalid(a) => Some(a.id),
         }
     }
+}
+
+/// Where events are collected: [`Event`]s themselves, or items that wrap
+/// them among other things (the SSE decoder's items). Lets
+/// [`push_narrative`] merge narrative in either.
+pub(crate) trait EventSlot {
+    /// Wraps an event as an item.
+    fn wrap(event: Event) -> Self;
+    /// The event this item holds, if it holds one.
+    fn event_mut(&mut self) -> Option<&mut Event>;
+}
+
+impl EventSlot for Event {
+    fn wrap(event: Event) -> Self {
+        event
+    }
+
+    fn event_mut(&mut self) -> Option<&mut Event> {
+        Some(self)
+    }
+}
+
+/// Adds narrative `text` to `out`: appended to the last item when that is
+/// narrative, else as a new [`Event::Narrative`]; empty text adds nothing.
+///
+/// The one place adjacent narrative is merged (the parser's output, the SSE
+/// decoder's items, the oracle's comparison).
+pub(crate) fn push_narrative<T: EventSlot>(out: &mut Vec<T>, text: impl AsRef<str> + Into<String>) {
+    if text.as_ref().is_empty() {
+        return;
+    }
+    if let Some(Event::Narrative(prev)) = out.last_mut().and_then(T::event_mut) {
+        prev.push_str(text.as_ref());
+        return;
+    }
+    out.push(T::wrap(Event::Narrative(text.into())));
 }

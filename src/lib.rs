@@ -37,12 +37,19 @@
 #![warn(rust_2018_idioms)]
 
 pub mod artifacts;
+pub mod chunking;
 mod config;
 pub mod config_file;
-#[cfg(feature = "stream")]
+#[cfg(feature = "dispatch")]
 pub mod dispatch;
 mod event;
 pub mod feedback;
+// The oracle is test support (it panics by design), not part of the API a
+// user builds on: it sits behind the `testkit` feature, which this crate's
+// own tests, benches and the fuzz crate turn on. A feature rather than
+// `#[doc(hidden)]` because it then cannot be reached by accident, and the
+// binary (built without it) provably does not use it.
+#[cfg(feature = "testkit")]
 pub mod oracle;
 mod parser;
 mod scan;
@@ -52,22 +59,22 @@ pub mod sse;
 pub mod stream;
 mod utf8;
 mod validate;
+pub mod wire;
 
 #[cfg(feature = "schema")]
 pub mod schema;
 #[cfg(feature = "schema")]
 pub mod typed;
 
-pub use config::Config;
-pub use config_file::{ActionsSection, ConfigError, ConfigFile, ExecSpec};
+pub use config::{Config, ParserSettings};
+pub use config_file::{ActionsSection, ConfigError, ConfigFile};
 pub use event::{
-    Action, ActionError, ActionId, Event, InvalidAction, Repair, RepairKind, Span, Syntax,
+    Action, ActionError, ActionId, ErrorKind, Event, InvalidAction, Repair, RepairKind, Span,
+    Syntax,
 };
 pub(crate) use parser::NativeId;
 pub use parser::{narrative, parse_str, parse_str_with, Parser};
-pub use shape::xml_children;
-pub use utf8::Utf8Decoder;
-pub use validate::{type_name, TypeList, Validator};
+pub use validate::{TypeList, Validator};
 
 /// The README's examples, compiled and run as doctests.
 #[cfg(doctest)]

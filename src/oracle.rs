@@ -17,6 +17,8 @@
 
 use std::collections::BTreeSet;
 
+use crate::chunking::random_chunks;
+use crate::event::push_narrative;
 use crate::{Config, Event, Parser};
 
 /// Inputs longer than this are split at a spread of points, not all.
@@ -38,61 +40,18 @@ pub fn run_chunks<'a>(config: &Config, chunks: impl IntoIterator<Item = &'a [u8]
 pub fn merge(events: Vec<Event>) -> Vec<Event> {
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
     for e in events {
-        match (&e, out.last_mut()) {
-            (Event::Narrative(t), _) | (Event::ActionDelta { text: t, .. }, _) if t.is_empty() => {
-                continue
-            }
-            (Event::Narrative(t), Some(Event::Narrative(prev))) => {
-                prev.push_str(t);
-                continue;
-            }
-            (
-                Event::ActionDelta { id, text },
+        match e {
+            Event::Narrative(text) => push_narrative(&mut out, text),
+            Event::ActionDelta { text, .. } if text.is_empty() => {}
+            Event::ActionDelta { id, text } => match out.last_mut() {
                 Some(Event::ActionDelta {
                     id: prev_id,
                     text: prev,
-                }),
-            ) if id == prev_id => {
-                prev.push_str(text);
-                continue;
-            }
-            _ => {}
+                }) if *prev_id == id => prev.push_str(&text),
+                _ => out.push(Event::ActionDelta { id, text }),
+            },
+            e => out.push(e),
         }
-        out.push(e);
-    }
-    out
-}
-
-/// A small deterministic generator (xorshift), for random splits.
-#[derive(Debug, Clone)]
-pub struct Rng(u64);
-
-impl Rng {
-    /// A generator from `seed`.
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    /// The next number in `1..=max`.
-    pub fn next_in(&mut self, max: usize) -> usize {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        (x % max.max(1) as u64) as usize + 1
-    }
-}
-
-/// Cuts `bytes` into pieces of pseudo-random sizes `1..=max` drawn from `seed`.
-pub fn random_chunks(bytes: &[u8], seed: u64, max: usize) -> Vec<&[u8]> {
-    let mut rng = Rng::new(seed);
-    let mut out = Vec::new();
-    let mut at = 0;
-    while at < bytes.len() {
-        let n = rng.next_in(max).min(bytes.len() - at);
-        out.push(&bytes[at..at + n]);
-        at += n;
     }
     out
 }

@@ -7,7 +7,7 @@
 
 use serde_json::{Map, Value};
 
-use crate::event::ActionError;
+use crate::event::{ActionError, ErrorKind};
 use crate::scan::naming::NameKey;
 
 /// The arguments of an action object named by `key`.
@@ -50,7 +50,8 @@ pub(crate) fn arguments(
         Value::String(s) => {
             let trimmed = s.trim_start();
             if !trimmed.starts_with('{') {
-                return Err(ActionError::at(
+                return Err(ActionError::new(
+                    ErrorKind::Shape,
                     field,
                     format!(
                         "arguments must be a JSON object, found a string that holds no object: {}",
@@ -59,14 +60,16 @@ pub(crate) fn arguments(
                 ));
             }
             if strict {
-                return Err(ActionError::at(
+                return Err(ActionError::new(
+                    ErrorKind::Shape,
                     field,
                     "expected an object of arguments, found a string that holds JSON (strict mode decodes nothing)",
                 ));
             }
             match serde_json::from_str::<Value>(&s) {
                 Ok(v @ Value::Object(_)) => Ok((v, Some(field))),
-                Ok(_) | Err(_) => Err(ActionError::at(
+                Ok(_) | Err(_) => Err(ActionError::new(
+                    ErrorKind::Shape,
                     field,
                     format!(
                         "arguments must be a JSON object, found a string that holds no object: {}",
@@ -120,13 +123,7 @@ pub(crate) fn unwrap_wrapper(obj: Value, discriminators: &[String]) -> Vec<Value
 /// Reads XML child elements (`<query>text</query><limit>5</limit>`) into an
 /// object: each value trimmed, read as JSON where it parses, else kept as a
 /// string; a repeated element gives a list.
-///
-/// ```
-/// # use actionstream::xml_children;
-/// let v = xml_children("<query> rust </query>\n<limit>5</limit><tag>a</tag><tag>b</tag>").unwrap();
-/// assert_eq!(v, serde_json::json!({"query": "rust", "limit": 5, "tag": ["a", "b"]}));
-/// ```
-pub fn xml_children(content: &str) -> Result<Value, ActionError> {
+pub(crate) fn xml_children(content: &str) -> Result<Value, ActionError> {
     let mut map = Map::new();
     let mut repeated: Vec<String> = Vec::new();
     let mut rest = content;
@@ -137,12 +134,18 @@ pub fn xml_children(content: &str) -> Result<Value, ActionError> {
         }
         let Some(after_lt) = rest.strip_prefix('<') else {
             let found: String = rest.chars().take(20).collect();
-            return Err(ActionError::whole(format!(
-                "expected child elements such as <query>…</query>, found text `{found}`"
-            )));
+            return Err(ActionError::new(
+                ErrorKind::Syntax,
+                "",
+                format!("expected child elements such as <query>…</query>, found text `{found}`"),
+            ));
         };
         let Some(gt) = after_lt.find('>') else {
-            return Err(ActionError::whole("an XML element whose `>` is missing"));
+            return Err(ActionError::new(
+                ErrorKind::Syntax,
+                "",
+                "an XML element whose `>` is missing",
+            ));
         };
         let head = &after_lt[..gt];
         let self_closing = head.ends_with('/');
@@ -152,9 +155,11 @@ pub fn xml_children(content: &str) -> Result<Value, ActionError> {
             .next()
             .unwrap_or("");
         if name.is_empty() || name.starts_with('/') {
-            return Err(ActionError::whole(format!(
-                "expected an XML element, found `<{head}>`"
-            )));
+            return Err(ActionError::new(
+                ErrorKind::Syntax,
+                "",
+                format!("expected an XML element, found `<{head}>`"),
+            ));
         }
         let body_start = &after_lt[gt + 1..];
         let (value, next) = if self_closing {
@@ -162,7 +167,8 @@ pub fn xml_children(content: &str) -> Result<Value, ActionError> {
         } else {
             let close = format!("</{name}>");
             let Some(end) = body_start.find(&close) else {
-                return Err(ActionError::at(
+                return Err(ActionError::new(
+                    ErrorKind::Syntax,
                     name,
                     format!("expected the closing tag {close}, found the end of the content"),
                 ));
@@ -185,5 +191,20 @@ pub fn xml_children(content: &str) -> Result<Value, ActionError> {
             }
         }
         rest = next;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::xml_children;
+
+    #[test]
+    fn xml_children_read_values_and_repeats() {
+        let v = xml_children("<query> rust </query>\n<limit>5</limit><tag>a</tag><tag>b</tag>")
+            .unwrap();
+        assert_eq!(
+            v,
+            serde_json::json!({"query": "rust", "limit": 5, "tag": ["a", "b"]})
+        );
     }
 }

@@ -5,7 +5,7 @@
 /// become U+FFFD (one per maximal invalid sequence, as
 /// [`String::from_utf8_lossy`] does) and are counted.
 #[derive(Debug, Clone, Default)]
-pub struct Utf8Decoder {
+pub(crate) struct Utf8Decoder {
     carry: [u8; 4],
     carried: usize,
     replaced: u64,
@@ -23,15 +23,6 @@ impl Utf8Decoder {
     }
 
     /// Decodes `bytes`, calling `emit` with each run of text.
-    ///
-    /// ```
-    /// let mut d = actionstream::Utf8Decoder::new();
-    /// let mut s = String::new();
-    /// d.decode("é".as_bytes()[..1].as_ref(), |t| s.push_str(t));
-    /// d.decode("é".as_bytes()[1..].as_ref(), |t| s.push_str(t));
-    /// d.finish(|t| s.push_str(t));
-    /// assert_eq!(s, "é");
-    /// ```
     pub fn decode(&mut self, bytes: &[u8], mut emit: impl FnMut(&str)) {
         self.decode_dyn(bytes, &mut emit);
     }

@@ -76,23 +76,22 @@ pub(crate) fn unknown_action(name: &str, known: &[String]) -> ActionError {
         .map(|k| format!("'{k}'"))
         .collect::<Vec<_>>()
         .join(" | ");
-    ActionError::whole(format!(
-        "unknown action '{name}': expected one of {}",
-        if list.is_empty() {
-            "(none)".into()
-        } else {
-            list
-        }
-    ))
+    ActionError::new(
+        crate::ErrorKind::UnknownAction,
+        "",
+        format!(
+            "unknown action '{name}': expected one of {}",
+            if list.is_empty() {
+                "(none)".into()
+            } else {
+                list
+            }
+        ),
+    )
 }
 
-/// The JSON type of a value, as people say it.
-///
-/// ```
-/// assert_eq!(actionstream::type_name(&serde_json::json!([1])), "an array");
-/// assert_eq!(actionstream::type_name(&serde_json::json!(1.5)), "a number");
-/// ```
-pub fn type_name(v: &Value) -> &'static str {
+/// The JSON type of a value, as people say it ("an array", "a number").
+pub(crate) fn type_name(v: &Value) -> &'static str {
     match v {
         Value::Null => "null",
         Value::Bool(_) => "a boolean",
@@ -199,5 +198,14 @@ impl Validator for TypeList {
             "properties": properties,
             "required": required,
         }))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn type_names() {
+        assert_eq!(super::type_name(&serde_json::json!([1])), "an array");
+        assert_eq!(super::type_name(&serde_json::json!(1.5)), "a number");
     }
 }

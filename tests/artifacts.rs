@@ -46,7 +46,8 @@ fn check_with(config: &Config, text: &str) -> (Vec<CodeBlock>, Vec<Section>) {
         assert_eq!(run(config, &[a, b]), whole, "split at {at}");
     }
     for seed in 0..8u64 {
-        let chunks = oracle::random_chunks(bytes, seed, 1 + (seed as usize * 9) % 64);
+        let chunks =
+            actionstream::chunking::random_chunks(bytes, seed, 1 + (seed as usize * 9) % 64);
         assert_eq!(run(config, &chunks), whole, "random chunks, seed {seed}");
     }
     for b in &whole.0 {

@@ -1,6 +1,6 @@
 //! The dispatcher: failures stay local, the concurrency bound, in-order runs,
 //! dry run, the approval queue, and the built-in handlers.
-#![cfg(feature = "stream")]
+#![cfg(feature = "dispatch")]
 
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
@@ -493,7 +493,7 @@ async fn exec_handler_runs_the_configured_program_with_the_action_on_stdin() {
     let a = action(7, "deploy", json!({"env": "prod"}));
     let cat = ExecHandler::new("/bin/cat", Vec::<String>::new());
     let out = run_one(&cat, a.clone()).await.unwrap();
-    assert_eq!(out, actionstream::dispatch::action_json(&a));
+    assert_eq!(out, actionstream::wire::action_json(&a));
 
     let text = ExecHandler::new("sh", ["-c", "read line; echo done"]);
     assert_eq!(run_one(&text, a.clone()).await.unwrap(), json!("done"));
@@ -535,7 +535,7 @@ async fn builtins_come_from_the_configuration() {
         "require_approval": ["shout"],
     }))
     .unwrap();
-    let d = Dispatcher::from_config(&file, dir.path()).unwrap();
+    let d = Dispatcher::from_config(&file.dispatch_config(Default::default()), dir.path()).unwrap();
     assert_eq!(d.names(), ["audit", "decision", "note", "save", "shout"]);
     assert_eq!(d.options().max_concurrent, 2);
     let s = d.start();
@@ -562,7 +562,10 @@ async fn builtins_come_from_the_configuration() {
     assert_eq!(shout.len(), 2, "queued, then done");
     assert_eq!(shout[1].output["ARGUMENTS"], json!({"TEXT": "HEY"}));
 
-    let bad = |v: Value| Dispatcher::from_config(&serde_json::from_value(v).unwrap(), dir.path());
+    let bad = |v: Value| {
+        let file: ConfigFile = serde_json::from_value(v).unwrap();
+        Dispatcher::from_config(&file.dispatch_config(Default::default()), dir.path())
+    };
     assert!(matches!(
         bad(json!({"handlers": {"x": "builtin:github-issue"}})),
         Err(DispatchConfigError::UnknownBuiltin { .. })

@@ -2,7 +2,7 @@
 //! chat-completions SSE response chunk by chunk and holds back the rest of
 //! it until the handler of the first action has run. The test passes only
 //! if the client dispatched that action before the response ended.
-#![cfg(feature = "stream")]
+#![cfg(feature = "dispatch")]
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};

@@ -182,7 +182,7 @@ proptest! {
         let mut parser = Parser::default();
         let mut events = Vec::new();
         let mut pushed = String::new();
-        for chunk in oracle::random_chunks(text.as_bytes(), seed, 9) {
+        for chunk in actionstream::chunking::random_chunks(text.as_bytes(), seed, 9) {
             let chunk = std::str::from_utf8(chunk).unwrap();
             parser.push(chunk, &mut events);
             pushed.push_str(chunk);

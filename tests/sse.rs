@@ -2,7 +2,8 @@
 //! chunking of its bytes.
 
 mod common;
-use actionstream::oracle::{self, random_chunks};
+use actionstream::chunking::random_chunks;
+use actionstream::oracle;
 use actionstream::sse::{SseItem, SseParser};
 use actionstream::{Config, Event, Syntax};
 use serde_json::Value;

@@ -6,30 +6,12 @@
 use actionstream::{Config, Event, Parser};
 use serde_json::Value;
 
-/// xorshift64, for deterministic corpora.
-pub struct Rng(u64);
+/// The crate's seeded generator, for deterministic corpora.
+pub use actionstream::chunking::Rng;
 
-impl Rng {
-    pub fn new(seed: u64) -> Self {
-        Rng(seed.wrapping_mul(0x9E37_79B9_7F4A_7C15) | 1)
-    }
-
-    pub fn next(&mut self) -> u64 {
-        let mut x = self.0;
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        self.0 = x;
-        x
-    }
-
-    pub fn below(&mut self, n: usize) -> usize {
-        (self.next() % n as u64) as usize
-    }
-
-    pub fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[self.below(items.len())]
-    }
+/// One of `items`, drawn from `rng`.
+pub fn pick<'a>(rng: &mut Rng, items: &[&'a str]) -> &'a str {
+    items[rng.below(items.len())]
 }
 
 const WORDS: &[&str] = &[
@@ -79,7 +61,7 @@ const WORDS: &[&str] = &[
 fn sentence(rng: &mut Rng, out: &mut String) {
     let n = 6 + rng.below(14);
     for i in 0..n {
-        let w = rng.pick(WORDS);
+        let w = pick(rng, WORDS);
         if i == 0 {
             let mut c = w.chars();
             let first = c.next().unwrap().to_ascii_uppercase();
@@ -100,7 +82,7 @@ fn sentence(rng: &mut Rng, out: &mut String) {
             }
         }
     }
-    out.push_str(rng.pick(&[".", ".", ".", "!", "?", ":"]));
+    out.push_str(pick(rng, &[".", ".", ".", "!", "?", ":"]));
 }
 
 fn paragraph(rng: &mut Rng, out: &mut String) {
@@ -114,17 +96,20 @@ fn paragraph(rng: &mut Rng, out: &mut String) {
 
 /// One action object, pretty or compact, of a realistic size.
 pub fn action_json(rng: &mut Rng) -> String {
-    let name = rng.pick(&[
-        "create_branch",
-        "update_plan",
-        "search",
-        "create_issue",
-        "run_tests",
-    ]);
+    let name = pick(
+        rng,
+        &[
+            "create_branch",
+            "update_plan",
+            "search",
+            "create_issue",
+            "run_tests",
+        ],
+    );
     let mut body = String::new();
     sentence(rng, &mut body);
     let labels: Vec<String> = (0..rng.below(4))
-        .map(|_| rng.pick(WORDS).to_string())
+        .map(|_| pick(rng, WORDS).to_string())
         .collect();
     let value = serde_json::json!({
         "action": name,

@@ -144,7 +144,7 @@ fn check(config: &Config, text: &str, points: &[u16]) {
         let Event::ActionComplete(a) = e else {
             continue;
         };
-        if config.is_strict() {
+        if config.get_strict() {
             assert!(a.repairs.is_empty(), "strict mode listed repairs: {a:?}");
         }
         if a.syntax != Syntax::Fence || !a.repairs.is_empty() {

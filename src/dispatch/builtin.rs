@@ -11,8 +11,9 @@ use futures::future::BoxFuture;
 use serde_json::{json, Value};
 use tokio::io::AsyncWriteExt;
 
-use super::handler::{action_json, Handler, HandlerResult};
+use super::handler::{Handler, HandlerResult};
 use crate::event::Action;
+use crate::wire::action_json;
 
 /// `builtin:log`: logs the action with [`tracing::info!`] and returns
 /// `{"logged": true}`, as the seeds' `LogActionHandler` does.
@@ -40,7 +41,7 @@ impl Handler for LogHandler {
 }
 
 /// `builtin:jsonl`: appends each action as one JSON line to an audit file
-/// (created when missing): [`action_json`] plus `"time_ms"`, the
+/// (created when missing): [`action_json`](crate::wire::action_json) plus `"time_ms"`, the
 /// milliseconds since the Unix epoch. Lines are written whole, one at a
 /// time, so concurrent actions never interleave. Output: `{"appended":
 /// true}`.
@@ -101,7 +102,7 @@ impl Handler for JsonlHandler {
 
 /// `builtin:exec`: runs a program fixed by the configuration (the model
 /// never chooses the program or its arguments) with the action as JSON
-/// ([`action_json`]) on its standard input, and returns its standard output:
+/// ([`action_json`](crate::wire::action_json)) on its standard input, and returns its standard output:
 /// parsed as JSON when it is JSON, else as a string (trailing line ending
 /// removed). A non-zero exit is an error carrying the start of standard
 /// error. Past its timeout (default 30 s) the program is killed.

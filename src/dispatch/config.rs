@@ -1,5 +1,8 @@
-//! Building a [`Dispatcher`] from a configuration file's `handlers` map.
+//! Dispatch settings: the handlers by action name and what the built-ins
+//! need ([`DispatchConfig`]), read from a configuration file and built into
+//! a [`Dispatcher`].
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Duration;
@@ -10,6 +13,88 @@ use super::handler::Handler;
 use super::policy::ApprovalPolicy;
 use super::{DispatchOptions, Dispatcher};
 use crate::config_file::ConfigFile;
+
+/// A program the `exec` handler may run; the model never chooses it.
+///
+/// ```
+/// let e: actionstream::dispatch::ExecSpec =
+///     serde_json::from_str(r#"{"program": "./deploy.sh", "args": ["--dry"]}"#).unwrap();
+/// assert_eq!(e.args, ["--dry"]);
+/// ```
+#[derive(Debug, Clone, Default, serde::Deserialize)]
+#[serde(default)]
+pub struct ExecSpec {
+    /// The program.
+    pub program: PathBuf,
+    /// Its arguments.
+    pub args: Vec<String>,
+    /// Seconds before it is stopped.
+    pub timeout_secs: Option<u64>,
+}
+
+/// Everything a [`Dispatcher`] is built from: handler specs by action name,
+/// what the built-ins need, and how handlers run. Start from the default,
+/// fold a configuration file in ([`ConfigFile::dispatch_config`]), then
+/// change [`DispatchConfig::options`] as flags ask.
+#[derive(Debug, Clone, Default)]
+pub struct DispatchConfig {
+    /// Handler specs by action name (`builtin:log`, `builtin:file`,
+    /// `builtin:jsonl`, `builtin:exec`).
+    pub handlers: BTreeMap<String, String>,
+    /// Root directory of the `file` handler.
+    pub file_root: Option<PathBuf>,
+    /// Audit file of the `jsonl` handler.
+    pub jsonl_path: Option<PathBuf>,
+    /// Programs of the `exec` handler, by action name.
+    pub exec: BTreeMap<String, ExecSpec>,
+    /// Timeout of `exec` programs that set none of their own (the file's
+    /// `handler_timeout_secs`; later changes to `options.timeout` leave it).
+    pub exec_timeout: Option<Duration>,
+    /// How handlers run.
+    pub options: DispatchOptions,
+}
+
+impl ConfigFile {
+    /// The file's dispatch settings folded over `config`: its `handlers`
+    /// map over `actions.handlers`, plus `builtin:log` for every name in
+    /// `actions.types` without a handler (as the seeds' executor does; none
+    /// of the `actions` section when it is disabled); `file_root`,
+    /// `jsonl_path`, `exec`; and the options `max_concurrent`,
+    /// `handler_timeout_secs`, `require_approval`, `in_order`, `dry_run`.
+    pub fn dispatch_config(&self, mut config: DispatchConfig) -> DispatchConfig {
+        let specs = self.handler_specs();
+        let types: &[String] = if self.actions_enabled() {
+            &self.actions.types
+        } else {
+            &[]
+        };
+        for t in types {
+            if !specs.contains_key(t) {
+                config.handlers.insert(t.clone(), "builtin:log".into());
+            }
+        }
+        config.handlers.extend(specs);
+        if self.file_root.is_some() {
+            config.file_root.clone_from(&self.file_root);
+        }
+        if self.jsonl_path.is_some() {
+            config.jsonl_path.clone_from(&self.jsonl_path);
+        }
+        config.exec.extend(self.exec.clone());
+        let o = &mut config.options;
+        if let Some(n) = self.max_concurrent {
+            o.max_concurrent = n.max(1);
+        }
+        if let Some(s) = self.handler_timeout_secs {
+            o.timeout = Duration::from_secs(s);
+            config.exec_timeout = Some(o.timeout);
+        }
+        o.approval = ApprovalPolicy::names(self.require_approval.iter().cloned());
+        o.in_order = self.in_order.unwrap_or(false);
+        o.dry_run = self.dry_run.unwrap_or(false);
+        config
+    }
+}
 
 /// Why a configuration's handlers cannot be built.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -45,11 +130,8 @@ pub enum DispatchConfigError {
 }
 
 impl Dispatcher {
-    /// Builds the handlers of a configuration file: its `handlers` map over
-    /// `actions.handlers`, each `"action": "builtin:NAME"`, plus
-    /// `builtin:log` for every name in `actions.types` without a handler (as
-    /// the seeds' executor does); and the options `max_concurrent`,
-    /// `handler_timeout_secs`, `require_approval`, `in_order`, `dry_run`.
+    /// Builds the handlers of `config`, each `"action": "builtin:NAME"`,
+    /// with its options.
     ///
     /// Relative `file_root`, `jsonl_path` and `exec` programs (those with a
     /// `/`) are resolved against `base`, the directory of the configuration
@@ -57,35 +139,28 @@ impl Dispatcher {
     /// `timeout_secs` is both the program's and the handler's timeout.
     ///
     /// ```
-    /// use actionstream::dispatch::{Dispatcher, DispatchConfigError};
+    /// use actionstream::dispatch::{Dispatcher, DispatchConfig, DispatchConfigError};
     ///
     /// let file: actionstream::ConfigFile = serde_json::from_str(
     ///     r#"{"actions": {"types": ["note"], "handlers": {"decision": "builtin:log"}}}"#,
     /// ).unwrap();
-    /// let d = Dispatcher::from_config(&file, std::path::Path::new(".")).unwrap();
+    /// let config = file.dispatch_config(DispatchConfig::default());
+    /// let d = Dispatcher::from_config(&config, std::path::Path::new(".")).unwrap();
     /// assert_eq!(d.names(), ["decision", "note"]);
     ///
     /// let bad: actionstream::ConfigFile =
     ///     serde_json::from_str(r#"{"handlers": {"x": "builtin:github-issue"}}"#).unwrap();
     /// assert!(matches!(
-    ///     Dispatcher::from_config(&bad, std::path::Path::new(".")),
+    ///     Dispatcher::from_config(&bad.dispatch_config(DispatchConfig::default()), std::path::Path::new(".")),
     ///     Err(DispatchConfigError::UnknownBuiltin { .. })
     /// ));
     /// ```
-    pub fn from_config(file: &ConfigFile, base: &Path) -> Result<Dispatcher, DispatchConfigError> {
-        let mut options = DispatchOptions::default();
-        if let Some(n) = file.max_concurrent {
-            options.max_concurrent = n.max(1);
-        }
-        if let Some(s) = file.handler_timeout_secs {
-            options.timeout = Duration::from_secs(s);
-        }
-        options.approval = ApprovalPolicy::names(file.require_approval.iter().cloned());
-        options.in_order = file.in_order.unwrap_or(false);
-        options.dry_run = file.dry_run.unwrap_or(false);
-        let mut d = Dispatcher::new(options);
-        let specs = file.handler_specs();
-        for (action, spec) in &specs {
+    pub fn from_config(
+        config: &DispatchConfig,
+        base: &Path,
+    ) -> Result<Dispatcher, DispatchConfigError> {
+        let mut d = Dispatcher::new(config.options.clone());
+        for (action, spec) in &config.handlers {
             let Some(name) = spec.strip_prefix("builtin:") else {
                 return Err(DispatchConfigError::Unsupported {
                     action: action.clone(),
@@ -100,21 +175,21 @@ impl Dispatcher {
             let (handler, timeout): (Arc<dyn Handler>, Option<Duration>) = match name {
                 "log" => (Arc::new(LogHandler), None),
                 "file" => {
-                    let root = file
+                    let root = config
                         .file_root
                         .as_ref()
                         .ok_or_else(|| missing("file", "file_root"))?;
                     (Arc::new(FileHandler::new(resolve(base, root))), None)
                 }
                 "jsonl" => {
-                    let path = file
+                    let path = config
                         .jsonl_path
                         .as_ref()
                         .ok_or_else(|| missing("jsonl", "jsonl_path"))?;
                     (Arc::new(JsonlHandler::new(resolve(base, path))), None)
                 }
                 "exec" => {
-                    let spec = file
+                    let spec = config
                         .exec
                         .get(action)
                         .ok_or_else(|| missing("exec", &format!("exec.{action}")))?;
@@ -128,8 +203,7 @@ impl Dispatcher {
                     };
                     let mut h = ExecHandler::new(program, spec.args.iter().cloned());
                     let timeout = spec.timeout_secs.map(Duration::from_secs);
-                    if let Some(t) = timeout.or(file.handler_timeout_secs.map(Duration::from_secs))
-                    {
+                    if let Some(t) = timeout.or(config.exec_timeout) {
                         h = h.timeout(t);
                     }
                     (Arc::new(h), timeout)
@@ -142,17 +216,6 @@ impl Dispatcher {
                 }
             };
             d = d.register(action.clone(), handler, timeout, spec.clone());
-        }
-        // As `handler_specs` does: a disabled `actions` section adds nothing.
-        let types: &[String] = if file.actions.enabled.unwrap_or(true) {
-            &file.actions.types
-        } else {
-            &[]
-        };
-        for t in types {
-            if !specs.contains_key(t) {
-                d = d.register(t.clone(), Arc::new(LogHandler), None, "builtin:log".into());
-            }
         }
         Ok(d)
     }

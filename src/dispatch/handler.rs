@@ -4,7 +4,7 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures::future::BoxFuture;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::event::Action;
 
@@ -85,38 +85,4 @@ where
     fn call(&self, action: Action) -> BoxFuture<'static, HandlerResult> {
         Box::pin((self.0)(action))
     }
-}
-
-/// The JSON form of an action that handlers hand on (the `jsonl` audit line,
-/// the `exec` handler's standard input): `id`, `name`, `arguments`,
-/// `syntax`, `tag`, `attributes` (an object), `span` (or null) and
-/// `repairs` (their names).
-///
-/// ```
-/// let events = actionstream::parse_str("```action\n{\"action\": \"note\", \"text\": \"hi\"}\n```\n");
-/// let action = events.iter().find_map(|e| match e {
-///     actionstream::Event::ActionComplete(a) => Some(a.clone()),
-///     _ => None,
-/// }).unwrap();
-/// let v = actionstream::dispatch::action_json(&action);
-/// assert_eq!(v["name"], "note");
-/// assert_eq!(v["arguments"]["text"], "hi");
-/// ```
-pub fn action_json(action: &Action) -> Value {
-    let attributes: serde_json::Map<String, Value> = action
-        .attributes
-        .iter()
-        .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-        .collect();
-    let repairs = action.repair_names();
-    json!({
-        "id": action.id,
-        "name": action.name,
-        "arguments": action.arguments,
-        "syntax": action.syntax.as_str(),
-        "tag": action.tag,
-        "attributes": attributes,
-        "span": action.span,
-        "repairs": repairs,
-    })
 }

@@ -65,9 +65,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 pub use builtin::{ExecHandler, JsonlHandler, LogHandler};
-pub use config::DispatchConfigError;
+pub use config::{DispatchConfig, DispatchConfigError, ExecSpec};
 pub use file::{FileHandler, PathRefused};
-pub use handler::{action_json, handler_fn, FnHandler, Handler, HandlerResult};
+pub use handler::{handler_fn, FnHandler, Handler, HandlerResult};
 pub use policy::{ApprovalError, ApprovalPolicy, PendingAction};
 pub use result::{DispatchResult, Status};
 pub use session::Session;

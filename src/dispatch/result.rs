@@ -1,7 +1,7 @@
 //! What the dispatcher reports for each action it handled.
 
 use serde::Serialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::event::ActionId;
 
@@ -44,17 +44,17 @@ impl Status {
 /// (`{"dry_run": true, "handler": "builtin:log"}`, `{"queued": true}`), else
 /// null.
 ///
+/// Its JSON line is [`wire::result_line`](crate::wire::result_line), the one
+/// shape of a result (so it has no `Serialize` of its own).
+///
 /// ```
 /// use actionstream::dispatch::{DispatchResult, Status};
 /// use actionstream::ActionId;
 ///
-/// let r = DispatchResult::new(ActionId(3), "note", Status::Failed, serde_json::Value::Null, Some("disk full".into()));
-/// assert_eq!(
-///     r.to_line().to_string(),
-///     r#"{"event":"result","id":3,"name":"note","ok":false,"output":null,"error":"disk full"}"#
-/// );
+/// let r = DispatchResult::new(ActionId(3), "note", Status::DryRun, serde_json::Value::Null, None);
+/// assert!(r.ok && r.error.is_none());
 /// ```
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DispatchResult {
     /// The action's id.
     pub id: ActionId,
@@ -87,19 +87,5 @@ impl DispatchResult {
             error,
             status,
         }
-    }
-
-    /// The CLI's JSON line:
-    /// `{"event":"result","id":N,"name":"...","ok":…,"output":…,"error":…}`
-    /// (`error` is null when there is none).
-    pub fn to_line(&self) -> Value {
-        json!({
-            "event": "result",
-            "id": self.id,
-            "name": self.name,
-            "ok": self.ok,
-            "output": self.output,
-            "error": self.error,
-        })
     }
 }

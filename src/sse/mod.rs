@@ -51,6 +51,7 @@ mod openai;
 
 use serde_json::Value;
 
+use crate::event::{push_narrative, EventSlot};
 use crate::{Config, Event, NativeId, Parser};
 
 use self::frame::{Frame, FrameDecoder, FrameItem};
@@ -64,6 +65,19 @@ pub enum SseItem {
     /// A stream-level problem: malformed SSE or JSON, a provider's error
     /// event, a stream cut off before its end.
     Error(String),
+}
+
+impl EventSlot for SseItem {
+    fn wrap(event: Event) -> Self {
+        SseItem::Event(event)
+    }
+
+    fn event_mut(&mut self) -> Option<&mut Event> {
+        match self {
+            SseItem::Event(e) => Some(e),
+            SseItem::Error(_) => None,
+        }
+    }
 }
 
 /// Which provider the stream comes from.
@@ -363,16 +377,10 @@ impl Ctx<'_> {
     /// Moves the parser's events out, merging adjacent narrative.
     fn flush(&mut self) {
         for event in self.events.drain(..) {
-            if let Event::Narrative(text) = &event {
-                if text.is_empty() {
-                    continue;
-                }
-                if let Some(SseItem::Event(Event::Narrative(prev))) = self.out.last_mut() {
-                    prev.push_str(text);
-                    continue;
-                }
+            match event {
+                Event::Narrative(text) => push_narrative(self.out, text),
+                event => self.out.push(SseItem::Event(event)),
             }
-            self.out.push(SseItem::Event(event));
         }
     }
 }

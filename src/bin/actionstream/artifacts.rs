@@ -5,8 +5,7 @@ use std::io::{self, Write};
 use std::path::PathBuf;
 
 use actionstream::artifacts::{Artifacts, CodeBlocks, OutDir};
-use actionstream::Parser;
-use serde_json::json;
+use actionstream::{wire, Parser};
 
 use crate::parse::open_input;
 
@@ -63,17 +62,13 @@ pub fn main(args: ArtifactsArgs) -> Result<(), String> {
     for entry in artifacts.finish() {
         let line = match entry {
             Ok(a) => match &out_dir {
-                None => {
-                    json!({"path": a.path, "language": a.language, "content": a.content, "written": false})
-                }
+                None => wire::artifact_line(&a, false),
                 Some(dir) => match dir.write(&a.path, &a.content) {
-                    Ok(_) => {
-                        json!({"path": a.path, "language": a.language, "content": a.content, "written": true})
-                    }
-                    Err(e) => json!({"path": a.path, "error": e.to_string()}),
+                    Ok(_) => wire::artifact_line(&a, true),
+                    Err(e) => wire::artifact_error_line(&a.path, &e.to_string()),
                 },
             },
-            Err(refused) => json!({"path": refused.path, "error": refused.error.to_string()}),
+            Err(refused) => wire::artifact_error_line(&refused.path, &refused.error.to_string()),
         };
         match writeln!(w, "{line}").and_then(|()| w.flush()) {
             Err(e) if e.kind() == io::ErrorKind::BrokenPipe => return Ok(()),

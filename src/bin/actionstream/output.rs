@@ -2,8 +2,8 @@
 
 use std::io::Write;
 
-use actionstream::Event;
-use serde_json::{json, Value};
+use actionstream::{wire, Event};
+use serde_json::Value;
 
 /// How events are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -22,47 +22,6 @@ pub struct Counts {
     pub narrative_bytes: usize,
     pub actions: usize,
     pub invalid: usize,
-}
-
-/// The JSON line of an event.
-pub fn event_json(e: &Event) -> Value {
-    match e {
-        Event::Narrative(text) => json!({"event": "narrative", "text": text}),
-        Event::ActionDelta { id, text } => {
-            json!({"event": "action_delta", "id": id, "text": text})
-        }
-        Event::ActionStarted {
-            id,
-            name,
-            syntax,
-            tag,
-        } => json!({
-            "event": "action_started", "id": id, "name": name, "syntax": syntax.as_str(), "tag": tag,
-        }),
-        Event::ActionComplete(a) => {
-            let repairs = a.repair_names();
-            let mut v = json!({
-                "event": "action_complete", "id": a.id, "name": a.name, "arguments": a.arguments,
-                "raw": &*a.raw, "span": a.span, "repairs": repairs,
-            });
-            if !a.attributes.is_empty() {
-                let attrs: serde_json::Map<String, Value> = a
-                    .attributes
-                    .iter()
-                    .map(|(k, v)| (k.clone(), Value::String(v.clone())))
-                    .collect();
-                v["attributes"] = Value::Object(attrs);
-            }
-            v
-        }
-        Event::ActionInvalid(a) => json!({
-            "event": "action_invalid", "id": a.id, "name": a.name,
-            "errors": a.errors.iter().map(|e| e.to_string()).collect::<Vec<_>>(),
-            "raw": &*a.raw, "span": a.span,
-        }),
-        // A kind of event this build of the CLI does not print.
-        _ => Value::Null,
-    }
 }
 
 /// Writes events in a style, keeping counts.
@@ -92,8 +51,7 @@ impl<W: Write> Writer<W> {
             }
             match self.style {
                 Style::Json => {
-                    let line = event_json(e);
-                    if !line.is_null() {
+                    if let Some(line) = wire::event_line(e) {
                         writeln!(self.out, "{line}")?;
                     }
                 }
@@ -121,7 +79,7 @@ impl<W: Write> Writer<W> {
                 writeln!(self.out, "\x1b[31m! {message}\x1b[0m")?;
                 self.out.flush()
             }
-            _ => self.line(&json!({"event": "error", "message": message})),
+            _ => self.line(&wire::error_line(message)),
         }
     }
 
@@ -132,7 +90,7 @@ impl<W: Write> Writer<W> {
             writeln!(
                 self.out,
                 "{}",
-                json!({"narrative_bytes": c.narrative_bytes, "actions": c.actions, "invalid": c.invalid})
+                wire::summary_line(c.narrative_bytes, c.actions, c.invalid)
             )?;
         }
         self.out.flush()

@@ -3,9 +3,9 @@
 use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
-use actionstream::oracle::Rng;
+use actionstream::chunking::ChunkSizes;
 use actionstream::sse::{SseItem, SseParser};
-use actionstream::{Config, ConfigFile, Parser};
+use actionstream::{Config, ConfigFile, Parser, ParserSettings};
 
 use crate::output::{Style, Writer};
 
@@ -75,39 +75,33 @@ pub struct ParseArgs {
     pub summary: bool,
 }
 
-/// Builds the parser configuration from the options and the config file.
-pub fn build_config(options: &ParseOptions, file: Option<&ConfigFile>) -> Result<Config, String> {
-    let mut config = Config::default();
-    if let Some(file) = file {
-        config = file.apply(config).map_err(|e| e.to_string())?;
-    }
-    for t in &options.fence_tags {
-        config = config.fence_tag(t.clone());
-    }
-    for t in &options.xml_tags {
-        config = config.xml_tag(t.clone());
-    }
-    for d in &options.discriminators {
-        config = config.discriminator(d.clone());
-    }
-    if options.strict {
-        config = config.strict(true);
-    }
-    if let Some(n) = options.max_block_bytes {
-        config = config.max_block_bytes(n);
-    }
-    if options.deltas {
-        config = config.action_deltas(true);
-    }
-    if let Some(path) = &options.schema {
-        let schemas = ConfigFile::load_schemas(path).map_err(|e| e.to_string())?;
-        let file = ConfigFile {
-            schemas,
-            ..ConfigFile::default()
+impl ParseOptions {
+    /// The flags' layer of parser settings (reads `--schema`).
+    fn settings(&self) -> Result<ParserSettings, String> {
+        let schemas = match &self.schema {
+            Some(path) => ConfigFile::load_schemas(path).map_err(|e| e.to_string())?,
+            None => Default::default(),
         };
-        config = file.apply(config).map_err(|e| e.to_string())?;
+        Ok(ParserSettings {
+            fence_tags: self.fence_tags.clone(),
+            xml_tags: self.xml_tags.clone(),
+            discriminators: self.discriminators.clone(),
+            strict: self.strict.then_some(true),
+            max_block_bytes: self.max_block_bytes,
+            action_deltas: self.deltas.then_some(true),
+            schemas,
+            ..ParserSettings::default()
+        })
     }
-    Ok(config)
+}
+
+/// The parser configuration: the defaults, then the file, then the flags.
+pub fn build_config(options: &ParseOptions, file: Option<&ConfigFile>) -> Result<Config, String> {
+    let layers = file.map(ConfigFile::parser_settings).into_iter();
+    layers
+        .chain([options.settings()?])
+        .try_fold(Config::default(), |config, layer| layer.apply(config))
+        .map_err(|e| e.to_string())
 }
 
 /// Opens FILE, or standard input for `None` and `-`.
@@ -124,7 +118,7 @@ pub fn open_input(file: Option<&Path>) -> Result<Box<dyn Read + Send>, String> {
 /// Cuts what is read into the pushes the options ask for, carrying the rest.
 pub struct Chunker {
     size: Option<usize>,
-    rng: Option<Rng>,
+    random: Option<ChunkSizes>,
     next: usize,
     carry: Vec<u8>,
 }
@@ -133,7 +127,7 @@ impl Chunker {
     pub fn new(options: &ParseOptions) -> Self {
         let mut c = Chunker {
             size: options.chunk_size.map(|n| n as usize),
-            rng: options.random_chunks.map(Rng::new),
+            random: options.random_chunks.map(|seed| ChunkSizes::new(seed, 64)),
             next: 0,
             carry: Vec::new(),
         };
@@ -142,8 +136,8 @@ impl Chunker {
     }
 
     fn draw(&mut self) {
-        self.next = match (&mut self.rng, self.size) {
-            (Some(rng), _) => rng.next_in(64),
+        self.next = match (self.random.as_mut().and_then(Iterator::next), self.size) {
+            (Some(n), _) => n,
             (None, Some(n)) => n,
             (None, None) => usize::MAX,
         };

@@ -5,8 +5,8 @@ use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use actionstream::dispatch::Dispatcher;
-use actionstream::ConfigFile;
+use actionstream::dispatch::{DispatchConfig, Dispatcher};
+use actionstream::{wire, ConfigFile};
 use tokio::sync::mpsc;
 
 use crate::output::{Style, Writer};
@@ -46,9 +46,9 @@ pub fn main(args: RunArgs) -> Result<(), String> {
         Some(p) if !p.as_os_str().is_empty() => p,
         _ => Path::new("."),
     };
-    let mut dispatcher = Dispatcher::from_config(&file, base)
-        .map_err(|e| format!("{}: {e}", args.config.display()))?;
-    let o = dispatcher.options_mut();
+    // The defaults, then the file, then the flags.
+    let mut dispatch = file.dispatch_config(DispatchConfig::default());
+    let o = &mut dispatch.options;
     o.dry_run |= args.dry_run;
     o.in_order |= args.in_order;
     if let Some(n) = args.max_concurrent {
@@ -57,6 +57,8 @@ pub fn main(args: RunArgs) -> Result<(), String> {
     if let Some(s) = args.timeout_secs {
         o.timeout = Duration::from_secs(s);
     }
+    let dispatcher = Dispatcher::from_config(&dispatch, base)
+        .map_err(|e| format!("{}: {e}", args.config.display()))?;
     let input = parse::open_input(args.file.as_deref())?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
@@ -112,12 +114,12 @@ async fn run(
                     }
                 }
             }
-            Some(r) = session.next() => writer.line(&r.to_line()).map_err(write_err)?,
+            Some(r) = session.next() => writer.line(&wire::result_line(&r)).map_err(write_err)?,
         }
     }
     session.close();
     while let Some(r) = session.next().await {
-        writer.line(&r.to_line()).map_err(write_err)?;
+        writer.line(&wire::result_line(&r)).map_err(write_err)?;
     }
     writer.finish().map_err(write_err)?;
     let _ = io::stdout().flush();
