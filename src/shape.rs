@@ -78,7 +78,11 @@ pub(crate) fn arguments(
                 )),
             }
         }
-        other => Err(ActionError::at(field, not_an_object(&other))),
+        other => Err(ActionError::new(
+            ErrorKind::Shape,
+            field,
+            not_an_object(&other),
+        )),
     }
 }
 

@@ -417,3 +417,46 @@ fn upper_case_fence_tags_and_extra_info() {
     );
     assert_eq!(completed(&e), ["a:{}", "b:{}"]);
 }
+
+/// Errors carry their kind, and a JSON syntax error its line and column in
+/// the block as fields, not only inside the message.
+#[test]
+fn errors_carry_a_kind_and_a_position() {
+    use actionstream::ErrorKind;
+    let cases: [(&str, ErrorKind, Option<(usize, usize)>); 5] = [
+        (
+            "```action\n{\"action\": \"a\",\n  \"b\": ]}\n```\n",
+            ErrorKind::Syntax,
+            Some((3, 8)),
+        ),
+        (
+            "```action\n{\"action\": \"a\", \"b\": [1,\n",
+            ErrorKind::CutOff,
+            None,
+        ),
+        ("```action\n[]\n```\n", ErrorKind::NoAction, None),
+        ("```action\n{\"x\": 1}\n```\n", ErrorKind::NoName, None),
+        ("```action\n[1]\n```\n", ErrorKind::Shape, None),
+    ];
+    for (input, kind, position) in cases {
+        let events = actionstream::oracle::check(&actionstream::Config::default(), input);
+        let invalid = events
+            .iter()
+            .find_map(|e| match e {
+                actionstream::Event::ActionInvalid(a) => Some(a),
+                _ => None,
+            })
+            .unwrap_or_else(|| panic!("no invalid action for {input:?}"));
+        let error = &invalid.errors[0];
+        assert_eq!(error.kind, kind, "{input:?}: {error}");
+        assert_eq!(error.line.zip(error.column), position, "{input:?}: {error}");
+        if let Some((line, column)) = position {
+            assert!(
+                error
+                    .message
+                    .contains(&format!("line {line}, column {column}")),
+                "{error}"
+            );
+        }
+    }
+}

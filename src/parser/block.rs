@@ -6,7 +6,7 @@ use super::emit::Emit;
 use super::ending::Ending;
 use super::state::{held, Block, Flow, Machine, State, MAX_SPECULATION};
 use super::syntax::{Closer, Content};
-use crate::event::{ActionId, Event};
+use crate::event::{ActionError, ActionId, ErrorKind, Event};
 use crate::scan::fence::{CloseProbe, Probe};
 use crate::scan::tag::{find_closer, Found};
 
@@ -202,8 +202,8 @@ impl Machine {
         };
         if let (Some(err), Some(_)) = (scanner.error().cloned(), &b.first) {
             self.feed_shadow_to((b.content_start + err.offset).min(self.pos), emit);
-            let message = self.json_error(b, err.offset, &err.message);
-            return self.fail_at_first_closer(b, message, emit);
+            let error = self.json_error(b, err.offset, &err.message);
+            return self.fail_at_first_closer(b, error, emit);
         }
         Flow::Go
     }
@@ -282,8 +282,8 @@ impl Machine {
             Content::Json(s) => (s.error().cloned(), s.error().is_none() && s.finish_value()),
         };
         if let Some(err) = error {
-            let message = self.json_error(b, err.offset, &err.message);
-            self.end_block(b, to, Ending::Broken(message), emit);
+            let error = self.json_error(b, err.offset, &err.message);
+            self.end_block(b, to, Ending::Broken(error), emit);
             return Flow::Go;
         }
         if at_rest {
@@ -307,8 +307,12 @@ impl Machine {
         // breaks or is cut off later, when it ends here.
         if b.first.is_none() {
             if self.spec.depth() + 1 >= MAX_SPECULATION {
-                let message = "the JSON is not complete at the block's closer".to_owned();
-                self.end_block(b, to, Ending::Broken(message), emit);
+                let error = ActionError::new(
+                    ErrorKind::CutOff,
+                    "",
+                    "the JSON is not complete at the block's closer",
+                );
+                self.end_block(b, to, Ending::Broken(error), emit);
                 return Flow::Go;
             }
             self.speculate(b, to);
@@ -321,7 +325,7 @@ impl Machine {
     fn not_an_action_block(&mut self, b: &mut Block, emit: &mut Emit<'_>) -> Flow {
         if b.first.is_some() {
             // It passed a closer: as narrative, it ended there.
-            return self.fail_at_first_closer(b, String::new(), emit);
+            return self.fail_at_first_closer(b, not_actions(), emit);
         }
         match b.closer.fence_resume(self.pos) {
             Some((fence, probe, from)) => {
@@ -340,7 +344,8 @@ impl Machine {
             let message = format!(
                 "the JSON was still open at the block's first closer, and the block grew past the {limit}-byte limit"
             );
-            return self.fail_at_first_closer(b, message, emit);
+            let error = ActionError::new(ErrorKind::TooLarge, "", message);
+            return self.fail_at_first_closer(b, error, emit);
         }
         if b.undecided() {
             return self.not_an_action_block(b, emit);
@@ -348,7 +353,8 @@ impl Machine {
         let end = self.pos;
         let message =
             format!("the block is larger than the {limit}-byte limit; its actions were not read");
-        self.end_block(b, end, Ending::Broken(message), emit);
+        let error = ActionError::new(ErrorKind::TooLarge, "", message);
+        self.end_block(b, end, Ending::Broken(error), emit);
         // The rest of the block up to its closer is narrative.
         match (&b.closer, b.closer.fence_resume(end)) {
             (_, Some((fence, probe, from))) => self.narrative_fence(fence, probe, from),
@@ -401,7 +407,7 @@ impl Machine {
             // Never decided: narrative, which ended at its first closer if
             // it passed one.
             if b.first.is_some() {
-                let flow = self.fail_at_first_closer(&mut b, String::new(), emit);
+                let flow = self.fail_at_first_closer(&mut b, not_actions(), emit);
                 return matches!(flow, Flow::Replaced);
             }
             self.state = State::Text;
@@ -415,18 +421,25 @@ impl Machine {
             self.end_block(&mut b, end, ending, emit);
             return false;
         }
-        let message = match &b.content {
+        let cut_off = |message: &str| ActionError::new(ErrorKind::CutOff, "", message);
+        let error = match &b.content {
             Content::Json(s) => match s.error() {
                 Some(err) => self.json_error(&b, err.offset, &err.message),
-                None => "the response ended before the block's JSON was complete".to_owned(),
+                None => cut_off("the response ended before the block's JSON was complete"),
             },
-            Content::Xml => "the response ended inside the block".to_owned(),
+            Content::Xml => cut_off("the response ended inside the block"),
         };
         if b.first.is_some() {
-            let flow = self.fail_at_first_closer(&mut b, message, emit);
+            let flow = self.fail_at_first_closer(&mut b, error, emit);
             return matches!(flow, Flow::Replaced);
         }
-        self.end_block(&mut b, end, Ending::Broken(message), emit);
+        self.end_block(&mut b, end, Ending::Broken(error), emit);
         false
     }
+}
+
+/// The ending of a generic block that turned out to be narrative: no action
+/// gets it (the block's text goes out as narrative).
+fn not_actions() -> ActionError {
+    ActionError::new(ErrorKind::NoAction, "", "")
 }

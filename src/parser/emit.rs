@@ -6,7 +6,7 @@
 //! list). Minting an id and writing its `ActionStarted` is one call,
 //! [`Emit::start`], so an action can never start without an id or get two.
 
-use crate::event::{ActionId, Event, Syntax};
+use crate::event::{push_narrative, ActionId, Event, Syntax};
 
 /// Where events go, and the id counter they draw from.
 #[derive(Debug)]
@@ -39,13 +39,7 @@ impl<'a> Emit<'a> {
 
     /// Writes narrative, joined to narrative just written.
     pub fn narrative(&mut self, text: &str) {
-        if text.is_empty() {
-            return;
-        }
-        match self.out.last_mut() {
-            Some(Event::Narrative(prev)) => prev.push_str(text),
-            _ => self.out.push(Event::Narrative(text.to_owned())),
-        }
+        push_narrative(self.out, text);
     }
 
     /// Mints an id and writes the action's `ActionStarted`.

@@ -9,7 +9,9 @@ use super::emit::Emit;
 use super::state::{Block, Machine, State};
 use super::syntax::{Closer, Content};
 use crate::config::Config;
-use crate::event::{Action, ActionError, ActionId, Event, InvalidAction, Repair, RepairKind, Span};
+use crate::event::{
+    Action, ActionError, ActionId, ErrorKind, Event, InvalidAction, Repair, RepairKind, Span,
+};
 use crate::scan::json::JsonScanner;
 use crate::scan::naming::{name_object, NameKey, Naming};
 use crate::shape;
@@ -26,7 +28,7 @@ pub(super) enum Ending {
     /// At a closer (or the end of input), its JSON complete.
     Complete { missing_closer: bool },
     /// Its JSON cannot be read, or is cut off: every action is invalid.
-    Broken(String),
+    Broken(ActionError),
 }
 
 impl Block {
@@ -54,11 +56,15 @@ pub(super) fn validate(cfg: &Config, name: &str, args: &Value) -> Vec<ActionErro
 }
 
 impl Machine {
-    /// A JSON error, placed in the block.
-    pub(super) fn json_error(&self, b: &Block, offset: usize, message: &str) -> String {
+    /// A JSON error, placed in the block (line and column count from the
+    /// block's first byte).
+    pub(super) fn json_error(&self, b: &Block, offset: usize, message: &str) -> ActionError {
         let raw = &self.buf[self.start - self.base..];
         let (line, column) = LineWalk::new(raw).to(b.content_start + offset - self.start);
-        format!("the JSON cannot be read: {message} (line {line}, column {column} of the block)")
+        let message = format!(
+            "the JSON cannot be read: {message} (line {line}, column {column} of the block)"
+        );
+        ActionError::new(ErrorKind::Syntax, "", message).with_position(line, column)
     }
 
     /// Ends the block at `to` and emits its events.
@@ -71,10 +77,9 @@ impl Machine {
     ) {
         self.spec.drop_shadow();
         match ending {
-            Ending::Broken(message) => {
+            Ending::Broken(error) => {
                 let slots = b.snapshot();
-                let errors = vec![ActionError::whole(message)];
-                self.end_block_invalid(b, to, slots, errors, emit);
+                self.end_block_invalid(b, to, slots, vec![error], emit);
             }
             Ending::Complete { missing_closer } => {
                 if let Some(first) = b.first.take() {
@@ -84,7 +89,7 @@ impl Machine {
                     let what = b.closer.what();
                     let message = format!("the block has no {what} (strict mode repairs nothing)");
                     let slots = b.snapshot();
-                    let errors = vec![ActionError::whole(message)];
+                    let errors = vec![ActionError::new(ErrorKind::CutOff, "", message)];
                     self.end_block_invalid(b, to, slots, errors, emit);
                     return;
                 }
@@ -177,7 +182,9 @@ impl Machine {
         let mut actions: Vec<(Option<u64>, Option<String>, Shaped)> = Vec::new();
         let mut repairs: Vec<(RepairKind, usize)> = Vec::new();
         let no_action = || {
-            ActionError::whole(
+            ActionError::new(
+                ErrorKind::NoAction,
+                "",
                 "the block holds no action object: expected a JSON object such as {\"action\": \"name\", …}",
             )
         };
@@ -306,9 +313,13 @@ impl Machine {
                 (name, result) => Event::ActionInvalid(Box::new(InvalidAction {
                     id: ActionId(id),
                     name,
-                    errors: result
-                        .err()
-                        .unwrap_or_else(|| vec![ActionError::whole("the action has no name")]),
+                    errors: result.err().unwrap_or_else(|| {
+                        vec![ActionError::new(
+                            ErrorKind::NoName,
+                            "",
+                            "the action has no name",
+                        )]
+                    }),
                     syntax: b.syntax,
                     tag: b.tag.clone(),
                     raw: raw.clone(),
@@ -326,10 +337,14 @@ fn attr_arguments(scanner: &mut JsonScanner) -> Result<Value, Vec<ActionError>> 
         return Ok(Value::Object(Default::default()));
     }
     if scanner.values() > 1 {
-        return Err(vec![ActionError::whole(format!(
-            "arguments must be a JSON object, found {} JSON values one after another",
-            scanner.values()
-        ))]);
+        return Err(vec![ActionError::new(
+            ErrorKind::Shape,
+            "",
+            format!(
+                "arguments must be a JSON object, found {} JSON values one after another",
+                scanner.values()
+            ),
+        )]);
     }
     // The content is one value; the copy has no comments, so its first byte
     // tells which kind.
@@ -346,9 +361,13 @@ fn attr_arguments(scanner: &mut JsonScanner) -> Result<Value, Vec<ActionError>> 
         if start.len() < text.len() {
             start.push('…');
         }
-        return Err(vec![ActionError::whole(format!(
-            "arguments must be a JSON object (or XML child elements), found {found}: {start}"
-        ))]);
+        return Err(vec![ActionError::new(
+            ErrorKind::Shape,
+            "",
+            format!(
+                "arguments must be a JSON object (or XML child elements), found {found}: {start}"
+            ),
+        )]);
     }
     // The object was built as it was scanned, unless its first key made it
     // a wrapper: then it is read from the repaired text.
@@ -357,8 +376,10 @@ fn attr_arguments(scanner: &mut JsonScanner) -> Result<Value, Vec<ActionError>> 
             return Ok(v);
         }
     }
-    serde_json::from_str(&text)
-        .map_err(|e| vec![ActionError::whole(format!("the JSON cannot be read: {e}"))])
+    serde_json::from_str(&text).map_err(|e| {
+        let message = format!("the JSON cannot be read: {e}");
+        vec![ActionError::new(ErrorKind::Syntax, "", message)]
+    })
 }
 
 /// The arguments of one action value named by `named`, validated.
@@ -374,13 +395,18 @@ fn object_action(
 ) -> Shaped {
     // The value was built in the scanner's one pass, as the slot closed.
     let Some(value) = value else {
-        return Err(vec![ActionError::whole("the action's JSON is incomplete")]);
+        return Err(vec![ActionError::new(
+            ErrorKind::CutOff,
+            "",
+            "the action's JSON is incomplete",
+        )]);
     };
     let Value::Object(obj) = value else {
-        return Err(vec![ActionError::whole(format!(
-            "expected an action object, found {}",
-            type_name(&value)
-        ))]);
+        return Err(vec![ActionError::new(
+            ErrorKind::Shape,
+            "",
+            format!("expected an action object, found {}", type_name(&value)),
+        )]);
     };
     let Some((key, name)) = &named else {
         let d = discriminators
@@ -405,9 +431,11 @@ fn object_action(
                 v => Some(format!("\"{k}\" holding {}", type_name(v))),
             })
             .unwrap_or_else(|| "no such key".to_owned());
-        return Err(vec![ActionError::whole(format!(
-            "the object has no name: expected {expected}, found {found}"
-        ))]);
+        return Err(vec![ActionError::new(
+            ErrorKind::NoName,
+            "",
+            format!("the object has no name: expected {expected}, found {found}"),
+        )]);
     };
     let (args, repair) =
         shape::arguments(obj, *key, discriminators, cfg.strict).map_err(|e| vec![e])?;

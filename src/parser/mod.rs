@@ -80,7 +80,9 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use crate::config::Config;
-use crate::event::{Action, ActionError, ActionId, Event, InvalidAction, Syntax};
+use crate::event::{
+    push_narrative, Action, ActionError, ActionId, ErrorKind, Event, InvalidAction, Syntax,
+};
 use crate::utf8::Utf8Decoder;
 
 mod block;
@@ -277,9 +279,11 @@ impl Parser {
             Ok(Value::Object(Default::default()))
         } else {
             serde_json::from_str::<Value>(arguments).map_err(|e| {
-                ActionError::whole(format!(
-                    "the arguments of tool call '{name}' are not JSON: {e}"
-                ))
+                ActionError::new(
+                    ErrorKind::Syntax,
+                    "",
+                    format!("the arguments of tool call '{name}' are not JSON: {e}"),
+                )
             })
         };
         let errors = match &parsed {
@@ -317,10 +321,8 @@ impl Parser {
         for mut event in self.scratch.drain(..) {
             match &mut event {
                 Event::Narrative(text) => {
-                    if let Some(Event::Narrative(prev)) = out.last_mut() {
-                        prev.push_str(text);
-                        continue;
-                    }
+                    push_narrative(out, std::mem::take(text));
+                    continue;
                 }
                 Event::ActionStarted { id, .. } => {
                     let public = ActionId(self.next_public);

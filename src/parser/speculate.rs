@@ -67,7 +67,7 @@ impl Machine {
     pub(super) fn fail_at_first_closer(
         &mut self,
         b: &mut Block,
-        message: String,
+        error: ActionError,
         emit: &mut Emit<'_>,
     ) -> Flow {
         let Some(first) = b.first.take() else {
@@ -77,8 +77,7 @@ impl Machine {
         if b.undecided() {
             self.emit_narrative_to(raw_end, emit);
         } else {
-            let errors = vec![ActionError::whole(message)];
-            self.end_block_invalid(b, raw_end, first.slots, errors, emit);
+            self.end_block_invalid(b, raw_end, first.slots, vec![error], emit);
         }
         self.take_over(emit);
         Flow::Replaced
