@@ -423,7 +423,8 @@ fn upper_case_fence_tags_and_extra_info() {
 #[test]
 fn errors_carry_a_kind_and_a_position() {
     use actionstream::ErrorKind;
-    let cases: [(&str, ErrorKind, Option<(usize, usize)>); 5] = [
+    type Case = (&'static str, ErrorKind, Option<(usize, usize)>);
+    let cases: [Case; 5] = [
         (
             "```action\n{\"action\": \"a\",\n  \"b\": ]}\n```\n",
             ErrorKind::Syntax,
