@@ -247,6 +247,10 @@ pub enum Event {
     /// Text that is certain to be narrative. Adjacent narrative events may be
     /// merged freely: how the text is cut depends on the chunks pushed.
     Narrative(String),
+    /// Reasoning the model wrote apart from its answer (a provider's
+    /// reasoning or thinking stream). Like narrative, adjacent reasoning
+    /// events may be merged freely; it carries no id and holds no actions.
+    Reasoning(String),
     /// An action's name is known, or its block ended without one.
     ActionStarted {
         /// The new action's id.
@@ -292,10 +296,10 @@ impl Event {
         }
     }
 
-    /// The id of an action event; `None` for narrative.
+    /// The id of an action event; `None` for narrative and reasoning.
     pub fn id(&self) -> Option<ActionId> {
         match self {
-            Event::Narrative(_) => None,
+            Event::Narrative(_) | Event::Reasoning(_) => None,
             Event::ActionStarted { id, .. } | Event::ActionDelta { id, .. } => Some(*id),
             Event::ActionComplete(a) => Some(a.id),
             Event::ActionInvalid(a) => Some(a.id),

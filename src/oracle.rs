@@ -3,9 +3,9 @@
 //!
 //! [`check`] parses one input whole, one byte at a time, at every two-way
 //! split (or a spread of them, for long inputs) and at random splits; it
-//! merges adjacent narrative and asserts that every run gives the same
-//! events, that narrative and block raws give back the input, and that every
-//! started id ends exactly once, ids counting from 0.
+//! merges adjacent narrative (and reasoning) and asserts that every run gives
+//! the same events, that narrative, reasoning and block raws give back the
+//! input, and that every started id ends exactly once, ids counting from 0.
 //!
 //! ```
 //! let events = actionstream::oracle::check(
@@ -33,16 +33,21 @@ pub fn run_chunks<'a>(config: &Config, chunks: impl IntoIterator<Item = &'a [u8]
     merge(events)
 }
 
-/// Merges adjacent narrative events, and adjacent deltas of one action, and
-/// drops empty ones: what is left does not depend on the chunking.
+/// Merges adjacent narrative events, adjacent reasoning events, and adjacent
+/// deltas of one action, and drops empty ones: what is left does not depend on the chunking.
 pub fn merge(events: Vec<Event>) -> Vec<Event> {
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
     for e in events {
         match (&e, out.last_mut()) {
-            (Event::Narrative(t), _) | (Event::ActionDelta { text: t, .. }, _) if t.is_empty() => {
+            (Event::Narrative(t), _)
+            | (Event::Reasoning(t), _)
+            | (Event::ActionDelta { text: t, .. }, _)
+                if t.is_empty() =>
+            {
                 continue
             }
-            (Event::Narrative(t), Some(Event::Narrative(prev))) => {
+            (Event::Narrative(t), Some(Event::Narrative(prev)))
+            | (Event::Reasoning(t), Some(Event::Reasoning(prev))) => {
                 prev.push_str(t);
                 continue;
             }
@@ -153,13 +158,13 @@ fn assert_same(want: &[Event], got: &[Event], how: &str) {
     }
 }
 
-/// Narrative and the raw text of each distinct block, in order, give back
-/// `text`.
+/// Narrative, reasoning and the raw text of each distinct block, in order,
+/// give back `text`.
 pub fn assert_lossless(events: &[Event], text: &str) {
     let mut rebuilt = String::with_capacity(text.len());
     let mut seen = BTreeSet::new();
     for e in events {
-        if let Event::Narrative(t) = e {
+        if let Event::Narrative(t) | Event::Reasoning(t) = e {
             rebuilt.push_str(t);
         } else if let Some((raw, span)) = e.block() {
             if seen.insert((span.start, span.end)) {
@@ -205,7 +210,7 @@ pub fn assert_ids(events: &[Event]) {
                     "a delta of id {id} outside its start and end"
                 )
             }
-            Event::Narrative(_) => {}
+            Event::Narrative(_) | Event::Reasoning(_) => {}
         }
     }
     assert!(open.is_empty(), "ids started and never ended: {open:?}");

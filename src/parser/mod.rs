@@ -322,6 +322,12 @@ impl Parser {
                         continue;
                     }
                 }
+                Event::Reasoning(text) => {
+                    if let Some(Event::Reasoning(prev)) = out.last_mut() {
+                        prev.push_str(text);
+                        continue;
+                    }
+                }
                 Event::ActionStarted { id, .. } => {
                     let public = ActionId(self.next_public);
                     self.next_public += 1;

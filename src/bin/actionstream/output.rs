@@ -28,6 +28,7 @@ pub struct Counts {
 pub fn event_json(e: &Event) -> Value {
     match e {
         Event::Narrative(text) => json!({"event": "narrative", "text": text}),
+        Event::Reasoning(text) => json!({"event": "reasoning", "text": text}),
         Event::ActionDelta { id, text } => {
             json!({"event": "action_delta", "id": id, "text": text})
         }
@@ -141,7 +142,9 @@ impl<W: Write> Writer<W> {
     fn pretty(&mut self, e: &Event) -> std::io::Result<()> {
         match e {
             Event::Narrative(t) => write!(self.out, "{t}"),
-            Event::ActionDelta { text, .. } => write!(self.out, "\x1b[2m{text}\x1b[0m"),
+            Event::ActionDelta { text, .. } | Event::Reasoning(text) => {
+                write!(self.out, "\x1b[2m{text}\x1b[0m")
+            }
             Event::ActionStarted {
                 id,
                 name,
