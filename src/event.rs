@@ -356,6 +356,10 @@ pub enum Event {
     /// Text that is certain to be narrative. Adjacent narrative events may be
     /// merged freely: how the text is cut depends on the chunks pushed.
     Narrative(String),
+    /// Reasoning the model wrote apart from its answer (a provider's
+    /// reasoning or thinking stream). Like narrative, adjacent reasoning
+    /// events may be merged freely; it carries no id and holds no actions.
+    Reasoning(String),
     /// An action's name is known, or its block ended without one.
     ActionStarted {
         /// The new action's id.
@@ -401,10 +405,10 @@ impl Event {
         }
     }
 
-    /// The id of an action event; `None` for narrative.
+    /// The id of an action event; `None` for narrative and reasoning.
     pub fn id(&self) -> Option<ActionId> {
         match self {
-            Event::Narrative(_) => None,
+            Event::Narrative(_) | Event::Reasoning(_) => None,
             Event::ActionStarted { id, .. } | Event::ActionDelta { id, .. } => Some(*id),
             Event::ActionComplete(a) => Some(a.id),
             Event::ActionInvalid(a) => Some(a.id),
@@ -438,12 +442,37 @@ impl EventSlot for Event {
 /// The one place adjacent narrative is merged (the parser's output, the SSE
 /// decoder's items, the oracle's comparison).
 pub(crate) fn push_narrative<T: EventSlot>(out: &mut Vec<T>, text: impl AsRef<str> + Into<String>) {
+    push_text(out, text, false);
+}
+
+/// Pushes `event` onto `out`: narrative joined to the narrative just before
+/// it, reasoning to the reasoning, empty text dropped; other events as they
+/// are.
+pub(crate) fn push_merged<T: EventSlot>(out: &mut Vec<T>, event: Event) {
+    match event {
+        Event::Narrative(text) => push_text(out, text, false),
+        Event::Reasoning(text) => push_text(out, text, true),
+        event => out.push(T::wrap(event)),
+    }
+}
+
+/// Narrative or reasoning text, joined to text of its kind just before it.
+fn push_text<T: EventSlot>(
+    out: &mut Vec<T>,
+    text: impl AsRef<str> + Into<String>,
+    reasoning: bool,
+) {
     if text.as_ref().is_empty() {
         return;
     }
-    if let Some(Event::Narrative(prev)) = out.last_mut().and_then(T::event_mut) {
-        prev.push_str(text.as_ref());
-        return;
+    match out.last_mut().and_then(T::event_mut) {
+        Some(Event::Narrative(prev)) if !reasoning => return prev.push_str(text.as_ref()),
+        Some(Event::Reasoning(prev)) if reasoning => return prev.push_str(text.as_ref()),
+        _ => {}
     }
-    out.push(T::wrap(Event::Narrative(text.into())));
+    out.push(T::wrap(if reasoning {
+        Event::Reasoning(text.into())
+    } else {
+        Event::Narrative(text.into())
+    }));
 }

@@ -3,9 +3,9 @@
 //!
 //! [`check`] parses one input whole, one byte at a time, at every two-way
 //! split (or a spread of them, for long inputs) and at random splits; it
-//! merges adjacent narrative and asserts that every run gives the same
-//! events, that narrative and block raws give back the input, and that every
-//! started id ends exactly once, ids counting from 0.
+//! merges adjacent narrative (and reasoning) and asserts that every run gives
+//! the same events, that narrative, reasoning and block raws give back the
+//! input, and that every started id ends exactly once, ids counting from 0.
 //!
 //! ```
 //! let events = actionstream::oracle::check(
@@ -18,7 +18,7 @@
 use std::collections::BTreeSet;
 
 use crate::chunking::random_chunks;
-use crate::event::push_narrative;
+use crate::event::push_merged;
 use crate::{Config, Event, Parser};
 
 /// Inputs longer than this are split at a spread of points, not all.
@@ -35,13 +35,13 @@ pub fn run_chunks<'a>(config: &Config, chunks: impl IntoIterator<Item = &'a [u8]
     merge(events)
 }
 
-/// Merges adjacent narrative events, and adjacent deltas of one action, and
-/// drops empty ones: what is left does not depend on the chunking.
+/// Merges adjacent narrative events, adjacent reasoning events, and adjacent
+/// deltas of one action, and drops empty ones: what is left does not depend on the chunking.
 pub fn merge(events: Vec<Event>) -> Vec<Event> {
     let mut out: Vec<Event> = Vec::with_capacity(events.len());
     for e in events {
         match e {
-            Event::Narrative(text) => push_narrative(&mut out, text),
+            Event::Narrative(_) | Event::Reasoning(_) => push_merged(&mut out, e),
             Event::ActionDelta { text, .. } if text.is_empty() => {}
             Event::ActionDelta { id, text } => match out.last_mut() {
                 Some(Event::ActionDelta {
@@ -112,13 +112,13 @@ fn assert_same(want: &[Event], got: &[Event], how: &str) {
     }
 }
 
-/// Narrative and the raw text of each distinct block, in order, give back
-/// `text`.
+/// Narrative, reasoning and the raw text of each distinct block, in order,
+/// give back `text`.
 pub fn assert_lossless(events: &[Event], text: &str) {
     let mut rebuilt = String::with_capacity(text.len());
     let mut seen = BTreeSet::new();
     for e in events {
-        if let Event::Narrative(t) = e {
+        if let Event::Narrative(t) | Event::Reasoning(t) = e {
             rebuilt.push_str(t);
         } else if let Some((raw, span)) = e.block() {
             if seen.insert((span.start, span.end)) {
@@ -164,7 +164,7 @@ pub fn assert_ids(events: &[Event]) {
                     "a delta of id {id} outside its start and end"
                 )
             }
-            Event::Narrative(_) => {}
+            Event::Narrative(_) | Event::Reasoning(_) => {}
         }
     }
     assert!(open.is_empty(), "ids started and never ended: {open:?}");

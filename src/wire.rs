@@ -40,6 +40,7 @@ use crate::event::{Action, Event};
 pub fn event_line(e: &Event) -> Option<Value> {
     Some(match e {
         Event::Narrative(text) => json!({"event": "narrative", "text": text}),
+        Event::Reasoning(text) => json!({"event": "reasoning", "text": text}),
         Event::ActionDelta { id, text } => {
             json!({"event": "action_delta", "id": id, "text": text})
         }

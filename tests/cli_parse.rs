@@ -42,9 +42,11 @@ fn run(file: &Path, extra: &[&str]) -> Vec<Value> {
     let mut lines: Vec<Value> = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let v: Value = serde_json::from_str(line).expect("a JSON line");
-        if v["event"] == "narrative" {
+        // Adjacent narrative (or reasoning) lines join: how the text is cut
+        // depends on the chunks.
+        if v["event"] == "narrative" || v["event"] == "reasoning" {
             if let Some(prev) = lines.last_mut() {
-                if prev["event"] == "narrative" {
+                if prev["event"] == v["event"] {
                     let joined = format!(
                         "{}{}",
                         prev["text"].as_str().unwrap_or(""),

@@ -2,168 +2,10 @@
 //! chunking of its bytes.
 
 mod common;
-use actionstream::chunking::random_chunks;
-use actionstream::oracle;
 use actionstream::sse::{SseItem, SseParser};
-use actionstream::{Config, Event, Syntax};
+use actionstream::{Config, Event};
+use common::sse::*;
 use serde_json::Value;
-
-/// Parses `chunks` in turn; adjacent narrative is merged.
-fn run(config: &Config, chunks: &[&[u8]]) -> Vec<SseItem> {
-    let mut parser = SseParser::new(config.clone());
-    let mut items = Vec::new();
-    for chunk in chunks {
-        parser.push(chunk, &mut items);
-    }
-    parser.finish(&mut items);
-    merge(items)
-}
-
-fn merge(items: Vec<SseItem>) -> Vec<SseItem> {
-    let mut out: Vec<SseItem> = Vec::new();
-    for item in items {
-        if let SseItem::Event(Event::Narrative(t)) = &item {
-            if t.is_empty() {
-                continue;
-            }
-            if let Some(SseItem::Event(Event::Narrative(prev))) = out.last_mut() {
-                prev.push_str(t);
-                continue;
-            }
-        }
-        out.push(item);
-    }
-    out
-}
-
-/// Parses `bytes` whole, one byte at a time, at every two-way split and at
-/// random splits; asserts all runs agree, and returns the items.
-fn check_with(config: &Config, bytes: &[u8]) -> Vec<SseItem> {
-    let whole = run(config, &[bytes]);
-    let bytewise: Vec<&[u8]> = bytes.chunks(1).collect();
-    assert_same(&whole, &run(config, &bytewise), "one byte at a time");
-    for at in 1..bytes.len() {
-        let (a, b) = bytes.split_at(at);
-        assert_same(
-            &whole,
-            &run(config, &[a, b]),
-            &format!("split at byte {at}"),
-        );
-    }
-    for seed in 0..16u64 {
-        let chunks = random_chunks(bytes, seed, 1 + (seed as usize * 13) % 97);
-        assert_same(
-            &whole,
-            &run(config, &chunks),
-            &format!("random chunks, seed {seed}"),
-        );
-    }
-    let events: Vec<Event> = whole
-        .iter()
-        .filter_map(|i| match i {
-            SseItem::Event(e) => Some(e.clone()),
-            SseItem::Error(_) => None,
-        })
-        .collect();
-    oracle::assert_ids(&events);
-    whole
-}
-
-fn check(bytes: &[u8]) -> Vec<SseItem> {
-    check_with(&Config::default(), bytes)
-}
-
-fn assert_same(want: &[SseItem], got: &[SseItem], how: &str) {
-    assert!(
-        want == got,
-        "items differ ({how}):\n whole: {want:#?}\n   got: {got:#?}"
-    );
-}
-
-fn data(name: &str) -> Vec<u8> {
-    let path = format!("{}/tests/data/{name}", env!("CARGO_MANIFEST_DIR"));
-    std::fs::read(&path).unwrap_or_else(|e| panic!("cannot read {path}: {e}"))
-}
-
-/// The response text of a recorded stream, read independently of the
-/// parser: OpenAI `choices[0].delta.content`, Anthropic `text_delta`.
-fn text_of(bytes: &[u8]) -> String {
-    let mut text = String::new();
-    for line in String::from_utf8_lossy(bytes).lines() {
-        let Some(payload) = line.strip_prefix("data: ") else {
-            continue;
-        };
-        let Ok(v) = serde_json::from_str::<Value>(payload) else {
-            continue;
-        };
-        if let Some(t) = v["choices"][0]["delta"]["content"].as_str() {
-            text.push_str(t);
-        }
-        if v["delta"]["type"] == "text_delta" {
-            text.push_str(v["delta"]["text"].as_str().unwrap_or_default());
-        }
-    }
-    text
-}
-
-/// Checks that the text events give back the text deltas (native actions,
-/// with no span, aside).
-fn assert_text_lossless(items: &[SseItem], text: &str) {
-    let events: Vec<Event> = items
-        .iter()
-        .filter_map(|i| match i {
-            SseItem::Event(e) => Some(e.clone()),
-            SseItem::Error(_) => None,
-        })
-        .collect();
-    oracle::assert_lossless(&events, text);
-}
-
-/// One short line per item: `N:text`, `S0:name:syntax:tag`, `C0:name:{args}`,
-/// `I0:name:first error`, `E:message`.
-fn summary(items: &[SseItem]) -> Vec<String> {
-    items
-        .iter()
-        .map(|i| match i {
-            SseItem::Error(m) => format!("E:{m}"),
-            SseItem::Event(Event::ActionStarted {
-                id,
-                name,
-                syntax,
-                tag,
-            }) => format!(
-                "S{id}:{}:{}:{tag}",
-                name.as_deref().unwrap_or("-"),
-                syntax.as_str()
-            ),
-            SseItem::Event(e) => common::line(e),
-        })
-        .collect()
-}
-
-fn to_crlf(bytes: &[u8]) -> Vec<u8> {
-    String::from_utf8_lossy(bytes)
-        .replace('\n', "\r\n")
-        .into_bytes()
-}
-
-fn to_cr(bytes: &[u8]) -> Vec<u8> {
-    String::from_utf8_lossy(bytes)
-        .replace('\n', "\r")
-        .into_bytes()
-}
-
-fn native(items: &[SseItem]) -> Vec<(String, Option<actionstream::Span>, String)> {
-    items
-        .iter()
-        .filter_map(|i| match i {
-            SseItem::Event(Event::ActionComplete(a)) if a.syntax == Syntax::Native => {
-                Some((a.raw.to_string(), a.span, a.tag.clone()))
-            }
-            _ => None,
-        })
-        .collect()
-}
 
 #[test]
 fn openai_fenced_action_split_across_deltas() {
@@ -200,8 +42,9 @@ fn openai_two_parallel_tool_calls_by_index() {
         [
             "N:Checking both cities.",
             "S0:get_weather:native:openai",
-            "S1:get_weather:native:openai",
+            // The first call ends when the second begins.
             r#"C0:get_weather:{"location":"Paris, FR","unit":"celsius"}"#,
+            "S1:get_weather:native:openai",
             r#"C1:get_weather:{"location":"Tokyo, JP","unit":"celsius"}"#,
         ]
     );
@@ -367,7 +210,7 @@ fn bom_comments_and_usage_chunks() {
         "data: {\"object\":\"chat.completion.chunk\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\n",
         "data: [DONE]\n\n",
     );
-    assert_eq!(summary(&check(sse.as_bytes())), ["N:hi"]);
+    assert_eq!(summary(&check(sse.as_bytes())), ["R:hmm", "N:hi"]);
 }
 
 #[test]
@@ -387,11 +230,12 @@ fn tool_call_problems() {
     );
     let s = summary(&check(sse.as_bytes()));
     assert_eq!(s.len(), 3, "{s:?}");
-    assert_eq!(s[0], "S0:f:native:openai");
+    // The nameless call at index 0 ends when the call at index 1 begins.
     assert_eq!(
-        s[1],
+        s[0],
         "E:the tool call at index 0 ended without a name; its arguments were: {}"
     );
+    assert_eq!(s[1], "S0:f:native:openai");
     assert!(s[2].starts_with("I0:f:the arguments of tool call 'f' are not JSON"));
 
     // The legacy function_call, and a call with empty arguments.
@@ -441,6 +285,7 @@ fn anthropic_details() {
     assert_eq!(
         summary(&items),
         [
+            "R:```json\n",
             "S0:whole:native:anthropic",
             r#"C0:whole:{"k":[1,2]}"#,
             "S1:a:tag:action_call",
@@ -468,7 +313,7 @@ fn native_calls_are_validated_against_the_schema() {
     let config = Config::default().validator(NeedsCity);
     let bytes = data("openai_tool_calls.sse");
     let s = summary(&check_with(&config, &bytes));
-    assert_eq!(s[3], "I0:get_weather:at city: required");
+    assert_eq!(s[2], "I0:get_weather:at city: required");
 }
 
 #[test]

@@ -81,7 +81,7 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::event::{
-    push_narrative, Action, ActionError, ActionId, ErrorKind, Event, InvalidAction, Syntax,
+    push_merged, Action, ActionError, ActionId, ErrorKind, Event, InvalidAction, Syntax,
 };
 use crate::utf8::Utf8Decoder;
 
@@ -320,8 +320,8 @@ impl Parser {
     fn publish(&mut self, out: &mut Vec<Event>) {
         for mut event in self.scratch.drain(..) {
             match &mut event {
-                Event::Narrative(text) => {
-                    push_narrative(out, std::mem::take(text));
+                Event::Narrative(_) | Event::Reasoning(_) => {
+                    push_merged(out, event);
                     continue;
                 }
                 Event::ActionStarted { id, .. } => {

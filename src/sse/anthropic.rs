@@ -7,9 +7,12 @@
 //!   fragments are joined, and it ends at its `content_block_stop` (or at
 //!   `message_stop`, or at the end of the stream, if that never came). A
 //!   block with no fragments ends with the `input` of its start, if any;
-//! - `thinking`, `server_tool_use` (run by the server, not the client) and
-//!   other blocks, `ping`, `message_start`, `message_delta` and event types
-//!   not known here are ignored;
+//! - a `thinking` block is reasoning (its `thinking_delta` text, and the
+//!   text it starts with); its `signature_delta` is ignored;
+//! - the `id` of a `tool_use` block is the action's `call_id`;
+//! - `redacted_thinking`, `server_tool_use` (run by the server, not the
+//!   client) and other blocks, `ping`, `message_start`, `message_delta` and
+//!   event types not known here are ignored;
 //! - `error` is a provider error; `message_stop` ends the response.
 
 use std::collections::BTreeMap;
@@ -27,6 +30,7 @@ const TAG: &str = "anthropic";
 struct ToolUse {
     id: NativeId,
     name: String,
+    call_id: Option<String>,
     arguments: Arguments,
     /// The `input` of `content_block_start`, used when no fragment comes.
     initial: Option<String>,
@@ -81,6 +85,11 @@ impl Anthropic {
                     ctx.text(text);
                 }
             }
+            Some("thinking") => {
+                if let Some(text) = block.get("thinking").and_then(Value::as_str) {
+                    ctx.reasoning(text);
+                }
+            }
             Some("tool_use") => {
                 let Some(index) = index else {
                     ctx.error("a tool_use content block without an index".into());
@@ -100,6 +109,7 @@ impl Anthropic {
                     ToolUse {
                         id,
                         name: name.to_owned(),
+                        call_id: block.get("id").and_then(Value::as_str).map(str::to_owned),
                         arguments: Arguments::default(),
                         initial,
                         fragments: false,
@@ -122,6 +132,11 @@ impl Anthropic {
             Some("text_delta") => {
                 if let Some(text) = delta.get("text").and_then(Value::as_str) {
                     ctx.text(text);
+                }
+            }
+            Some("thinking_delta") => {
+                if let Some(text) = delta.get("thinking").and_then(Value::as_str) {
+                    ctx.reasoning(text);
                 }
             }
             Some("input_json_delta") => {
@@ -162,6 +177,7 @@ impl ToolUse {
                 self.arguments.text = initial;
             }
         }
-        self.arguments.end(ctx, self.id, &self.name, TAG);
+        self.arguments
+            .end(ctx, self.id, &self.name, TAG, self.call_id.as_deref());
     }
 }

@@ -1,16 +1,25 @@
 //! Server-sent-event input: the streaming responses of an OpenAI-compatible
-//! chat-completions endpoint or of the Anthropic Messages API.
+//! chat-completions endpoint, the OpenAI Responses API, the Anthropic
+//! Messages API or Gemini's `streamGenerateContent?alt=sse`.
 //!
 //! [`SseParser`] is pushed the raw bytes of the event stream in chunks of any
 //! size. It decodes the events ([`frame`]), tells the provider apart from the
 //! first data payload, and then:
 //!
-//! - pushes the text deltas (OpenAI `choices[0].delta.content`, Anthropic
-//!   `text_delta`) into an inner [`Parser`], so the actions written in the
-//!   text are found as usual, their spans counting in the text deltas joined;
+//! - pushes the text deltas (OpenAI `choices[0].delta.content`, Responses
+//!   `response.output_text.delta`, Anthropic `text_delta`, Gemini `text`
+//!   parts) into an inner [`Parser`], so the actions written in the text are
+//!   found as usual, their spans counting in the text deltas joined;
+//! - reports the reasoning a provider sends apart from the text
+//!   (`delta.reasoning_content` / `delta.reasoning`, Anthropic `thinking`
+//!   blocks, Responses reasoning deltas, Gemini `"thought": true` parts) as
+//!   [`Event::Reasoning`];
 //! - turns the provider's native tool calls (OpenAI `delta.tool_calls`,
-//!   Anthropic `tool_use` blocks) into [`Syntax::Native`](crate::Syntax)
-//!   actions whose raw text is their arguments text and whose span is `None`;
+//!   Responses `function_call` items, Anthropic `tool_use` blocks, Gemini
+//!   `functionCall` parts) into [`Syntax::Native`](crate::Syntax) actions
+//!   whose raw text is their arguments text and whose span is `None`; the
+//!   provider's call id, where it sends one, is the action's `call_id`
+//!   attribute;
 //! - reports stream-level problems (malformed SSE or JSON, a provider's error
 //!   event, a stream that ends before the provider said it was done) as
 //!   [`SseItem::Error`], never by panicking.
@@ -47,11 +56,13 @@
 pub mod frame;
 
 mod anthropic;
+mod gemini;
 mod openai;
+mod responses;
 
 use serde_json::Value;
 
-use crate::event::{push_narrative, EventSlot};
+use crate::event::{push_merged, EventSlot};
 use crate::{Config, Event, NativeId, Parser};
 
 use self::frame::{Frame, FrameDecoder, FrameItem};
@@ -86,11 +97,14 @@ enum Provider {
     /// Not told yet (no data payload read).
     Unknown,
     OpenAi(openai::OpenAi),
+    Responses(responses::Responses),
     Anthropic(anthropic::Anthropic),
+    Gemini(gemini::Gemini),
 }
 
 /// Parses the SSE stream of one LLM response (OpenAI-compatible chat
-/// completions or Anthropic Messages, told apart automatically).
+/// completions, OpenAI Responses, Anthropic Messages or Gemini, told apart
+/// automatically).
 ///
 /// ```
 /// use actionstream::sse::{SseItem, SseParser};
@@ -179,11 +193,15 @@ impl SseParser {
                 true
             }
             Provider::OpenAi(p) => p.finish(&mut ctx),
+            Provider::Responses(p) => p.finish(&mut ctx),
             Provider::Anthropic(p) => p.finish(&mut ctx),
+            Provider::Gemini(p) => p.finish(&mut ctx),
         };
         if !complete && !self.provider_error {
             let what = match self.provider {
                 Provider::Anthropic(_) => "message_stop",
+                Provider::Responses(_) => "response.completed",
+                Provider::Gemini(_) => "a finishReason",
                 _ => "a finish_reason or [DONE]",
             };
             ctx.error(format!(
@@ -216,7 +234,8 @@ impl SseParser {
         if data == "[DONE]" {
             match &mut self.provider {
                 Provider::OpenAi(p) => p.done(&mut ctx),
-                Provider::Anthropic(_) => {}
+                // Not these providers' end marker: nothing to act on.
+                Provider::Responses(_) | Provider::Anthropic(_) | Provider::Gemini(_) => {}
                 Provider::Unknown => self.done_early = true,
             }
             return;
@@ -251,8 +270,9 @@ impl SseParser {
                             ctx.error(message);
                         }
                         None => ctx.error(format!(
-                            "unrecognised server-sent event{}: neither an OpenAI \
-                             chat-completion chunk nor an Anthropic Messages event (data: {})",
+                            "unrecognised server-sent event{}: not an OpenAI chat-completion \
+                             chunk, an OpenAI Responses event, an Anthropic Messages event \
+                             nor a Gemini response (data: {})",
                             event_name(frame),
                             snippet(data)
                         )),
@@ -263,7 +283,9 @@ impl SseParser {
         }
         let errored = match &mut self.provider {
             Provider::OpenAi(p) => p.chunk(&value, &mut ctx),
+            Provider::Responses(p) => p.event(&value, &mut ctx),
             Provider::Anthropic(p) => p.event(&value, &mut ctx),
+            Provider::Gemini(p) => p.chunk(&value, &mut ctx),
             Provider::Unknown => false,
         };
         self.provider_error |= errored;
@@ -278,9 +300,20 @@ fn detect(event: &str, value: &Value) -> Option<Provider> {
     if anthropic(ty) || (ty.is_empty() && anthropic(event)) {
         return Some(Provider::Anthropic(anthropic::Anthropic::default()));
     }
+    if ty.starts_with("response.") || (ty.is_empty() && event.starts_with("response.")) {
+        return Some(Provider::Responses(responses::Responses::default()));
+    }
     let object = value.get("object").and_then(Value::as_str).unwrap_or("");
     if value.get("choices").is_some() || object.starts_with("chat.completion") {
         return Some(Provider::OpenAi(openai::OpenAi::default()));
+    }
+    let has = |key: &str| value.get(key).is_some_and(|v| !v.is_null());
+    if value.get("candidates").is_some_and(Value::is_array)
+        || has("usageMetadata")
+        || has("modelVersion")
+        || has("promptFeedback")
+    {
+        return Some(Provider::Gemini(gemini::Gemini::default()));
     }
     None
 }
@@ -296,6 +329,7 @@ fn error_message(value: &Value, provider: &str) -> Option<String> {
                 .get("type")
                 .and_then(Value::as_str)
                 .or_else(|| o.get("code").and_then(Value::as_str))
+                .or_else(|| o.get("status").and_then(Value::as_str))
                 .map(str::to_owned);
             let message = match o.get("message") {
                 Some(Value::String(s)) => s.clone(),
@@ -350,6 +384,19 @@ impl Ctx<'_> {
         self.flush();
     }
 
+    /// A reasoning delta: reported as it comes, apart from the text.
+    fn reasoning(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        if let Some(SseItem::Event(Event::Reasoning(prev))) = self.out.last_mut() {
+            prev.push_str(text);
+        } else {
+            self.out
+                .push(SseItem::Event(Event::Reasoning(text.to_owned())));
+        }
+    }
+
     /// The text is over: everything the parser holds is decided.
     fn finish_text(&mut self) {
         self.parser.finish(self.events);
@@ -363,10 +410,19 @@ impl Ctx<'_> {
         id
     }
 
-    /// A native call is over.
-    fn end(&mut self, id: NativeId, name: &str, tag: &str, arguments: &str) {
+    /// A native call is over; `call_id` is the provider's id of the call,
+    /// kept as the action's `call_id` attribute.
+    fn end(&mut self, id: NativeId, name: &str, tag: &str, arguments: &str, call_id: Option<&str>) {
         self.parser
             .native_finished(id, name, tag, arguments, self.events);
+        if let Some(call_id) = call_id.filter(|c| !c.is_empty()) {
+            for event in self.events.iter_mut() {
+                if let Event::ActionComplete(a) = event {
+                    a.attributes
+                        .push(("call_id".to_owned(), call_id.to_owned()));
+                }
+            }
+        }
         self.flush();
     }
 
@@ -374,13 +430,11 @@ impl Ctx<'_> {
         self.out.push(SseItem::Error(message));
     }
 
-    /// Moves the parser's events out, merging adjacent narrative.
+    /// Moves the parser's events out, merging adjacent narrative (and
+    /// adjacent reasoning).
     fn flush(&mut self) {
         for event in self.events.drain(..) {
-            match event {
-                Event::Narrative(text) => push_narrative(self.out, text),
-                event => self.out.push(SseItem::Event(event)),
-            }
+            push_merged(self.out, event);
         }
     }
 }
@@ -406,7 +460,7 @@ impl Arguments {
     /// and ends with the text held, which is cut off and so invalid (unless
     /// its JSON closed within the limit and only the bytes after it were
     /// dropped).
-    fn end(self, ctx: &mut Ctx<'_>, id: NativeId, name: &str, tag: &str) {
+    fn end(self, ctx: &mut Ctx<'_>, id: NativeId, name: &str, tag: &str, call_id: Option<&str>) {
         if self.dropped > 0 {
             ctx.error(format!(
                 "the arguments of tool call '{name}' are larger than the block limit of {} \
@@ -415,6 +469,6 @@ impl Arguments {
                 self.dropped
             ));
         }
-        ctx.end(id, name, tag, &self.text);
+        ctx.end(id, name, tag, &self.text, call_id);
     }
 }

@@ -2,12 +2,17 @@
 //!
 //! - `choices[0].delta.content` (and `delta.refusal`, which a chat UI shows
 //!   as the model's words) is response text; other choices (`n > 1`) are
-//!   ignored, as is `reasoning_content`;
+//!   ignored;
+//! - `delta.reasoning_content` (DeepSeek, vLLM) or else `delta.reasoning`
+//!   (vLLM, Groq, xAI, OpenRouter) is reasoning;
 //! - `delta.tool_calls` fragments are gathered by `index`: the call starts
 //!   (`ActionStarted`) when a fragment carries its name, its `arguments`
-//!   fragments are joined, and it ends when the choice finishes
-//!   (`finish_reason`), at `[DONE]`, or at the end of the stream, calls in
-//!   order of index. The legacy `delta.function_call` is one more call;
+//!   fragments are joined, and it ends when a call with a higher index
+//!   begins (servers stream calls one after another; the open calls below
+//!   it end, in index order), when the choice finishes (`finish_reason`), at
+//!   `[DONE]`, or at the end of the stream, calls in order of index. A
+//!   fragment for a call that has ended is reported. The call's `id` is the
+//!   action's `call_id`. The legacy `delta.function_call` is one more call;
 //! - a name is taken from the first fragment that carries one (OpenAI sends
 //!   it whole); name fragments after the call started are ignored;
 //! - usage-only chunks and `"choices": null` carry nothing;
@@ -30,6 +35,7 @@ const LEGACY: u64 = u64::MAX;
 #[derive(Debug, Default)]
 struct Call {
     started: Option<(NativeId, String)>,
+    call_id: Option<String>,
     arguments: Arguments,
 }
 
@@ -37,6 +43,9 @@ struct Call {
 #[derive(Debug, Default)]
 pub(super) struct OpenAi {
     calls: BTreeMap<u64, Call>,
+    /// Tool calls with an index below this have ended (a call with a higher
+    /// index began).
+    ended_below: u64,
     /// The choice finished (`finish_reason`).
     finished: bool,
     /// `[DONE]` came.
@@ -67,6 +76,12 @@ impl OpenAi {
     fn choice(&mut self, choice: &Value, ctx: &mut Ctx<'_>) {
         let delta = choice.get("delta");
         let field = |key: &str| delta.and_then(|d| d.get(key));
+        let reasoning = ["reasoning_content", "reasoning"]
+            .into_iter()
+            .find_map(|key| field(key).and_then(Value::as_str).filter(|t| !t.is_empty()));
+        if let Some(text) = reasoning {
+            ctx.reasoning(text);
+        }
         for key in ["content", "refusal"] {
             if let Some(text) = field(key).and_then(Value::as_str) {
                 ctx.text(text);
@@ -78,11 +93,22 @@ impl OpenAi {
                     .get("index")
                     .and_then(Value::as_u64)
                     .unwrap_or(at as u64);
-                self.fragment(index, call.get("function"), ctx);
+                if index != LEGACY {
+                    if index < self.ended_below {
+                        ctx.error(format!(
+                            "a fragment of the tool call at index {index} came after a call \
+                             with a higher index began; it is dropped"
+                        ));
+                        continue;
+                    }
+                    self.end_below(index, ctx);
+                }
+                let id = call.get("id").and_then(Value::as_str);
+                self.fragment(index, id, call.get("function"), ctx);
             }
         }
         if let Some(call) = field("function_call").filter(|c| c.is_object()) {
-            self.fragment(LEGACY, Some(call), ctx);
+            self.fragment(LEGACY, None, Some(call), ctx);
         }
         if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
             self.end_choice(ctx);
@@ -91,9 +117,18 @@ impl OpenAi {
 
     /// A fragment of the call at `index`: `function` holds `name` and
     /// `arguments` pieces.
-    fn fragment(&mut self, index: u64, function: Option<&Value>, ctx: &mut Ctx<'_>) {
+    fn fragment(
+        &mut self,
+        index: u64,
+        call_id: Option<&str>,
+        function: Option<&Value>,
+        ctx: &mut Ctx<'_>,
+    ) {
         let max = ctx.max_arguments();
         let call = self.calls.entry(index).or_default();
+        if let (None, Some(id)) = (&call.call_id, call_id.filter(|i| !i.is_empty())) {
+            call.call_id = Some(id.to_owned());
+        }
         let name = function
             .and_then(|f| f.get("name"))
             .and_then(Value::as_str)
@@ -109,26 +144,35 @@ impl OpenAi {
         }
     }
 
+    /// A fragment of the tool call at `index` came: if it is a new call,
+    /// the open calls below it end, in index order.
+    fn end_below(&mut self, index: u64, ctx: &mut Ctx<'_>) {
+        if self.calls.contains_key(&index) {
+            return;
+        }
+        while let Some(entry) = self.calls.first_entry() {
+            if *entry.key() >= index {
+                break;
+            }
+            let (below, call) = entry.remove_entry();
+            end_call(below, call, ctx);
+            self.ended_below = below + 1;
+        }
+    }
+
     /// The choice is over: the text ends, then the calls, in index order.
     fn end_choice(&mut self, ctx: &mut Ctx<'_>) {
         self.finished = true;
         ctx.finish_text();
         for (index, call) in std::mem::take(&mut self.calls) {
-            match call.started {
-                Some((id, name)) => call.arguments.end(ctx, id, &name, TAG),
-                None => {
-                    let which = if index == LEGACY {
-                        "the function call".to_owned()
-                    } else {
-                        format!("the tool call at index {index}")
-                    };
-                    ctx.error(format!(
-                        "{which} ended without a name; its arguments were: {}",
-                        super::snippet(&call.arguments.text)
-                    ));
-                }
-            }
+            end_call(index, call, ctx);
         }
+    }
+
+    /// How many calls are held (open), for tests.
+    #[cfg(test)]
+    fn held(&self) -> usize {
+        self.calls.len()
     }
 
     /// `data: [DONE]`.
@@ -142,5 +186,74 @@ impl OpenAi {
         let complete = self.finished || self.done;
         self.end_choice(ctx);
         complete
+    }
+}
+
+/// Ends one call: an action if it has a name, else an error.
+fn end_call(index: u64, call: Call, ctx: &mut Ctx<'_>) {
+    match call.started {
+        Some((id, name)) => call
+            .arguments
+            .end(ctx, id, &name, TAG, call.call_id.as_deref()),
+        None => {
+            let which = if index == LEGACY {
+                "the function call".to_owned()
+            } else {
+                format!("the tool call at index {index}")
+            };
+            ctx.error(format!(
+                "{which} ended without a name; its arguments were: {}",
+                super::snippet(&call.arguments.text)
+            ));
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sse::SseItem;
+    use crate::{Config, Event, Parser};
+
+    /// 200,000 small calls one after another: each ends when the next
+    /// begins, so the decoder never holds more than the one being written.
+    #[test]
+    fn sequential_calls_end_early_and_are_not_held() {
+        let mut parser = Parser::new(Config::default());
+        let mut events = Vec::new();
+        let mut out = Vec::new();
+        let mut state = OpenAi::default();
+        let mut complete = 0usize;
+        for index in 0..200_000u64 {
+            let chunk = serde_json::json!({
+                "choices": [{"index": 0, "delta": {"tool_calls": [{
+                    "index": index, "id": format!("c{index}"), "type": "function",
+                    "function": {"name": "f", "arguments": "{\"n\": 1}"}
+                }]}}]
+            });
+            let mut ctx = Ctx {
+                parser: &mut parser,
+                events: &mut events,
+                out: &mut out,
+            };
+            state.chunk(&chunk, &mut ctx);
+            assert!(state.held() <= 1);
+            // The call before this one has ended already.
+            complete += out
+                .drain(..)
+                .filter(|i| matches!(i, SseItem::Event(Event::ActionComplete(_))))
+                .count();
+            assert_eq!(complete as u64, index);
+        }
+        let mut ctx = Ctx {
+            parser: &mut parser,
+            events: &mut events,
+            out: &mut out,
+        };
+        // No finish_reason came: the stream is cut off, the last call ends.
+        assert!(!state.finish(&mut ctx));
+        assert_eq!(out.len(), 1);
+        assert_eq!(state.held(), 0);
+        assert_eq!(parser.buffered(), 0);
     }
 }

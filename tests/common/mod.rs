@@ -3,6 +3,8 @@
 
 use actionstream::{oracle, Config, Event};
 
+pub mod sse;
+
 /// Parses `input` at every chunking (see `actionstream::oracle`) and
 /// returns the merged events.
 pub fn parse(input: &str) -> Vec<Event> {
@@ -15,7 +17,7 @@ pub fn parse_with(config: &Config, input: &str) -> Vec<Event> {
 }
 
 /// One line per event, short, for assertions:
-/// `N:text`, `S0:name`, `D0:delta`, `C0:name:{args}`, `I0:name:first error`.
+/// `N:text`, `R:reasoning`, `S0:name`, `D0:delta`, `C0:name:{args}`, `I0:name:first error`.
 pub fn summary(events: &[Event]) -> Vec<String> {
     events.iter().map(line).collect()
 }
@@ -24,6 +26,7 @@ pub fn summary(events: &[Event]) -> Vec<String> {
 pub fn line(e: &Event) -> String {
     match e {
         Event::Narrative(t) => format!("N:{t}"),
+        Event::Reasoning(t) => format!("R:{t}"),
         Event::ActionStarted { id, name, .. } => {
             format!("S{id}:{}", name.as_deref().unwrap_or("-"))
         }
