@@ -33,14 +33,6 @@ fn strict_invalid(input: &str) -> Vec<InvalidAction> {
         .collect()
 }
 
-/// `name line:column` of each repair of an action.
-fn repairs(a: &Action) -> Vec<String> {
-    a.repairs
-        .iter()
-        .map(|r| format!("{} {}:{}", r.kind.name(), r.line, r.column))
-        .collect()
-}
-
 #[test]
 fn control_character_in_string() {
     let input = "Note:\n```json\n{\"action\": \"note\", \"body\": \"line1\nline2\"}\n```\nafter\n";

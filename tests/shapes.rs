@@ -31,14 +31,6 @@ fn complete(input: &str) -> Vec<Action> {
         .collect()
 }
 
-/// `name line:column` of each repair of an action.
-fn repairs(a: &Action) -> Vec<String> {
-    a.repairs
-        .iter()
-        .map(|r| format!("{} {}:{}", r.kind.name(), r.line, r.column))
-        .collect()
-}
-
 /// The one invalid action of `input` in `config`, as `name:path:message`,
 /// after checking nothing completed.
 fn one_invalid(config: &Config, input: &str) -> String {

@@ -564,19 +564,7 @@ impl JsonScanner {
                         }) => Capture::ActionKey,
                         _ => Capture::Key,
                     };
-                    self.str_start = self.out.len();
-                    self.out.push('"');
-                    self.tok = if b == b'"' {
-                        Tok::Str {
-                            cap,
-                            esc: Esc::None,
-                        }
-                    } else {
-                        Tok::PyStr {
-                            cap,
-                            esc: PyEsc::None,
-                        }
-                    };
+                    self.open_string(b, cap);
                 }
                 b'}' if close => self.close(b)?,
                 b'/' => self.comment_start()?,
@@ -815,19 +803,7 @@ impl JsonScanner {
                     KeyClass::Naming(k) => Capture::NameValue(k),
                     _ => Capture::None,
                 };
-                self.str_start = self.out.len();
-                self.out.push('"');
-                self.tok = if b == b'"' {
-                    Tok::Str {
-                        cap,
-                        esc: Esc::None,
-                    }
-                } else {
-                    Tok::PyStr {
-                        cap,
-                        esc: PyEsc::None,
-                    }
-                };
+                self.open_string(b, cap);
                 Ok(())
             }
             b'-' => self.num(Num::Minus, b),
@@ -854,6 +830,24 @@ impl JsonScanner {
         self.out.push(json_word(word)[0] as char);
         self.tok = Tok::Lit { word, at: 1 };
         Ok(())
+    }
+
+    /// Opens a string at its quote `b` (`"`, or `'` for a Python string),
+    /// read for `cap`; the copy gets a double quote either way.
+    fn open_string(&mut self, b: u8, cap: Capture) {
+        self.str_start = self.out.len();
+        self.out.push('"');
+        self.tok = if b == b'"' {
+            Tok::Str {
+                cap,
+                esc: Esc::None,
+            }
+        } else {
+            Tok::PyStr {
+                cap,
+                esc: PyEsc::None,
+            }
+        };
     }
 
     /// Notes the repair `python literal` at the byte being stepped.

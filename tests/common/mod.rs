@@ -1,7 +1,7 @@
 //! Shared test helpers: every input goes through the every-chunking oracle.
 #![allow(dead_code)]
 
-use actionstream::{oracle, Config, Event};
+use actionstream::{oracle, Action, Config, Event};
 
 pub mod sse;
 
@@ -9,6 +9,14 @@ pub mod sse;
 /// returns the merged events.
 pub fn parse(input: &str) -> Vec<Event> {
     oracle::check(&Config::default(), input)
+}
+
+/// `name line:column` of each repair of an action.
+pub fn repairs(a: &Action) -> Vec<String> {
+    a.repairs
+        .iter()
+        .map(|r| format!("{} {}:{}", r.kind.name(), r.line, r.column))
+        .collect()
 }
 
 /// [`parse`] with a configuration.
