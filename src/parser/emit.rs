@@ -16,12 +16,14 @@ pub(super) struct Emit<'a> {
 }
 
 impl<'a> Emit<'a> {
+    #[inline]
     pub fn new(ids: &'a mut u64, out: &'a mut Vec<Event>) -> Self {
         Emit { ids, out }
     }
 
     /// The same ids, writing to `out` instead (a shadow's pending events, a
     /// block's held ones).
+    #[inline]
     pub fn to<'b>(&'b mut self, out: &'b mut Vec<Event>) -> Emit<'b> {
         Emit {
             ids: &mut *self.ids,
@@ -30,6 +32,7 @@ impl<'a> Emit<'a> {
     }
 
     /// The same ids and output, for a call that needs its own `Emit`.
+    #[inline]
     pub fn reborrow(&mut self) -> Emit<'_> {
         Emit {
             ids: &mut *self.ids,
@@ -38,11 +41,13 @@ impl<'a> Emit<'a> {
     }
 
     /// Writes narrative, joined to narrative just written.
+    #[inline]
     pub fn narrative(&mut self, text: &str) {
         push_narrative(self.out, text);
     }
 
     /// Mints an id and writes the action's `ActionStarted`.
+    #[inline]
     pub fn start(&mut self, name: Option<String>, syntax: Syntax, tag: &str) -> u64 {
         let id = *self.ids;
         *self.ids += 1;
@@ -56,17 +61,20 @@ impl<'a> Emit<'a> {
     }
 
     /// Writes an event that is not a start.
+    #[inline]
     pub fn push(&mut self, event: Event) {
         self.out.push(event);
     }
 
     /// Writes events withheld while a block's fate was open.
+    #[inline]
     pub fn extend(&mut self, events: Vec<Event>) {
         self.out.extend(events);
     }
 
     /// Takes the events written so far (a shadow's pending events, as it
     /// takes over).
+    #[inline]
     pub fn append_from(&mut self, events: &mut Vec<Event>) {
         self.out.append(events);
     }

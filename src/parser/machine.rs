@@ -15,20 +15,24 @@ use crate::scan::naming::Naming;
 use crate::scan::tag::{find_closer, Found, TagProbe, MAX_OPENER};
 
 impl Machine {
+    #[inline]
     pub fn cfg(&self) -> &Config {
         &self.shared.cfg
     }
 
     /// Offset just past the text taken so far.
+    #[inline]
     pub fn end(&self) -> usize {
         self.base + self.buf.len()
     }
 
+    #[inline]
     fn byte(&self, at: usize) -> u8 {
         self.buf.as_bytes()[at - self.base]
     }
 
     /// Text `[from, to)` (absolute offsets).
+    #[inline]
     pub fn text(&self, from: usize, to: usize) -> &str {
         &self.buf[from - self.base..to - self.base]
     }

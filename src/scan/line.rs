@@ -29,6 +29,7 @@ pub(crate) struct LineContext {
 impl LineContext {
     /// The backtick run being counted has ended: it opens or closes inline
     /// code (a run closes only the run of its own length).
+    #[inline]
     pub fn end_run(&mut self) {
         if self.run > 0 {
             self.code = match self.code {
@@ -41,11 +42,13 @@ impl LineContext {
     }
 
     /// Whether inline code is open on this line (a tag opener is then text).
+    #[inline]
     pub fn in_code(&self) -> bool {
         self.code.is_some()
     }
 
     /// A new line begins: inline code does not go on across lines.
+    #[inline]
     pub fn new_line(&mut self) {
         self.run = 0;
         self.code = None;
@@ -53,16 +56,19 @@ impl LineContext {
 
     /// A line that starts with a byte that opens neither a fence nor a list
     /// item: it ends any list item.
+    #[inline]
     pub fn plain_line(&mut self) {
         self.list = None;
     }
 
     /// How far a fence opener may be indented on the next line.
+    #[inline]
     pub fn max_fence_indent(&self) -> usize {
         self.list.map_or(3, |w| w + 3)
     }
 
     /// A probe for a fence opener at the start of the next line.
+    #[inline]
     pub fn fence_probe(&self) -> OpenProbe {
         OpenProbe::new(self.max_fence_indent())
     }
@@ -70,6 +76,7 @@ impl LineContext {
     /// The line the probe stepped is not a fence opener: a list item
     /// marker on it opens a list item; a line indented less than the item's
     /// content ends the item, unless it is blank.
+    #[inline]
     pub fn not_a_fence(&mut self, probe: &OpenProbe, at_newline: bool) {
         let blank = at_newline && probe.tag.is_empty();
         if let Some(w) = probe.list_item {
@@ -81,6 +88,7 @@ impl LineContext {
 
     /// The list context alone, for a machine that starts mid-text (a
     /// shadow starts after a block's closer, in the same list item).
+    #[inline]
     pub fn list_only(&self) -> LineContext {
         LineContext {
             list: self.list,
@@ -90,6 +98,7 @@ impl LineContext {
 }
 
 /// Whether a line starting with `c` is plain text: no fence, no list item.
+#[inline]
 pub(crate) fn plain_line_start(c: u8) -> bool {
     c.is_ascii_alphabetic()
         || c >= 0x80
