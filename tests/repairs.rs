@@ -3,19 +3,8 @@
 //! and strict mode turns each into an invalid action.
 
 mod common;
-use actionstream::{Action, Config, Event, InvalidAction};
+use actionstream::{Config, Event, InvalidAction};
 use common::*;
-
-/// The complete actions of `input` at every chunking, default config.
-fn complete(input: &str) -> Vec<Action> {
-    parse(input)
-        .into_iter()
-        .filter_map(|e| match e {
-            Event::ActionComplete(a) => Some(*a),
-            _ => None,
-        })
-        .collect()
-}
 
 /// The invalid actions of `input` at every chunking, in strict mode.
 fn strict_invalid(input: &str) -> Vec<InvalidAction> {

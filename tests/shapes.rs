@@ -4,7 +4,7 @@
 //! strict.
 
 mod common;
-use actionstream::{Action, Config, Event};
+use actionstream::{Config, Event};
 use common::*;
 
 fn strict() -> Config {
@@ -18,17 +18,6 @@ fn both(input: &str) -> Vec<String> {
     let strict = summary(&parse_with(&strict(), input));
     assert_eq!(default, strict, "strict mode differs on {input:?}");
     default
-}
-
-/// The complete actions of `input` at every chunking, default config.
-fn complete(input: &str) -> Vec<Action> {
-    parse(input)
-        .into_iter()
-        .filter_map(|e| match e {
-            Event::ActionComplete(a) => Some(*a),
-            _ => None,
-        })
-        .collect()
 }
 
 /// The one invalid action of `input` in `config`, as `name:path:message`,

@@ -40,6 +40,7 @@
 use serde_json::{Map, Value};
 
 use super::naming::{classify, KeyRole, NameKey, Namer, Naming};
+use super::python_str::{escape_step, PyEsc};
 use crate::event::RepairKind;
 
 /// A value that becomes an action.
@@ -119,28 +120,6 @@ enum Esc {
     None,
     Backslash,
     Unicode(u8),
-}
-
-/// Where a single-quoted (Python) string is in an escape. The repaired copy
-/// gets the JSON escape once the Python one is read whole.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum PyEsc {
-    None,
-    Backslash,
-    /// `\x`, `\u` or `\U` (`kind`), with `left` hex digits still to come.
-    Hex {
-        kind: u8,
-        left: u8,
-        val: u32,
-    },
-    /// An octal escape of `n` digits so far (at most 3).
-    Oct {
-        n: u8,
-        val: u32,
-    },
-    /// A backslash and a carriage return: a line continuation, whose `\n`
-    /// may follow.
-    Cr,
 }
 
 /// What a string is being read for.
@@ -856,107 +835,14 @@ impl JsonScanner {
             .push((RepairKind::PythonLiteral, self.pos_hint()));
     }
 
-    /// Steps byte `b` of an escape in a single-quoted string, read as Python
-    /// reads it, and writes its JSON escape to the copy once it is whole.
+    /// Steps byte `b` of an escape in a single-quoted string (see
+    /// [`python_str`](super::python_str)).
     fn py_escape(&mut self, cap: Capture, esc: PyEsc, b: u8) -> Result<(), &'static str> {
-        let mut next = PyEsc::None;
-        match esc {
-            PyEsc::Backslash => match b {
-                b'\'' => self.out.push('\''),
-                b'"' => self.out.push_str("\\\""),
-                b'\\' => self.out.push_str("\\\\"),
-                b'n' | b't' | b'r' | b'b' | b'f' => {
-                    self.out.push('\\');
-                    self.out.push(b as char);
-                }
-                b'a' => self.out.push_str("\\u0007"),
-                b'v' => self.out.push_str("\\u000b"),
-                // A line continuation: nothing.
-                b'\n' => {}
-                b'\r' => next = PyEsc::Cr,
-                b'x' | b'u' | b'U' => {
-                    let left = match b {
-                        b'x' => 2,
-                        b'u' => 4,
-                        _ => 8,
-                    };
-                    next = PyEsc::Hex {
-                        kind: b,
-                        left,
-                        val: 0,
-                    };
-                }
-                b'0'..=b'7' => {
-                    next = PyEsc::Oct {
-                        n: 1,
-                        val: u32::from(b - b'0'),
-                    }
-                }
-                b'N' => {
-                    return Err("a \\N{…} escape in a single-quoted string, which is not read: write the character itself")
-                }
-                _ => {
-                    // Not an escape in Python: the backslash stays, and the
-                    // byte is read again as string text.
-                    self.out.push_str("\\\\");
-                    self.reprocess = true;
-                }
-            },
-            PyEsc::Hex { kind, left, val } => {
-                let Some(d) = char::from(b).to_digit(16) else {
-                    return Err(match kind {
-                        b'x' => "expected two hex digits after \\x",
-                        b'u' => "expected four hex digits after \\u",
-                        _ => "expected eight hex digits after \\U",
-                    });
-                };
-                let val = val << 4 | d;
-                if left > 1 {
-                    next = PyEsc::Hex {
-                        kind,
-                        left: left - 1,
-                        val,
-                    };
-                } else {
-                    self.py_char(val)?;
-                }
-            }
-            PyEsc::Oct { n, val } => match b {
-                b'0'..=b'7' => {
-                    let val = val * 8 + u32::from(b - b'0');
-                    if n == 2 {
-                        self.py_char(val)?;
-                    } else {
-                        next = PyEsc::Oct { n: n + 1, val };
-                    }
-                }
-                _ => {
-                    self.py_char(val)?;
-                    self.reprocess = true;
-                }
-            },
-            PyEsc::Cr => {
-                if b != b'\n' {
-                    self.reprocess = true;
-                }
-            }
-            // Plain string bytes are taken by the fast path in `feed`.
-            PyEsc::None => {}
+        let (next, again) = escape_step(esc, b, &mut self.out)?;
+        if again {
+            self.reprocess = true;
         }
         self.tok = Tok::PyStr { cap, esc: next };
-        Ok(())
-    }
-
-    /// Writes the character with code point `val` to the copy, as JSON.
-    fn py_char(&mut self, val: u32) -> Result<(), &'static str> {
-        if val <= 0xFFFF {
-            // Surrogates included: the copy's string reader judges them as
-            // it judges JSON's own `\u` escapes.
-            self.out.push_str(&format!("\\u{val:04x}"));
-            return Ok(());
-        }
-        let c = char::from_u32(val).ok_or("a \\U escape beyond U+10FFFF")?;
-        self.out.push(c);
         Ok(())
     }
 

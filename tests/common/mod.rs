@@ -11,6 +11,17 @@ pub fn parse(input: &str) -> Vec<Event> {
     oracle::check(&Config::default(), input)
 }
 
+/// The complete actions of `input` at every chunking, default config.
+pub fn complete(input: &str) -> Vec<Action> {
+    parse(input)
+        .into_iter()
+        .filter_map(|e| match e {
+            Event::ActionComplete(a) => Some(*a),
+            _ => None,
+        })
+        .collect()
+}
+
 /// `name line:column` of each repair of an action.
 pub fn repairs(a: &Action) -> Vec<String> {
     a.repairs
