@@ -30,6 +30,7 @@ pub struct Config {
     pub(crate) max_block_bytes: usize,
     pub(crate) max_depth: usize,
     pub(crate) action_deltas: bool,
+    pub(crate) argument_deltas: bool,
     pub(crate) validator: Option<Arc<dyn Validator>>,
 }
 
@@ -44,6 +45,7 @@ impl fmt::Debug for Config {
             .field("max_block_bytes", &self.max_block_bytes)
             .field("max_depth", &self.max_depth)
             .field("action_deltas", &self.action_deltas)
+            .field("argument_deltas", &self.argument_deltas)
             .field("validator", &self.validator.is_some())
             .finish()
     }
@@ -60,6 +62,7 @@ impl Default for Config {
             max_block_bytes: 1 << 20,
             max_depth: 128,
             action_deltas: false,
+            argument_deltas: false,
             validator: None,
         }
     }
@@ -138,6 +141,25 @@ impl Config {
     pub fn action_deltas(mut self, on: bool) -> Self {
         self.action_deltas = on;
         self
+    }
+
+    /// Opt-in [`Event::ArgumentsDelta`](crate::Event::ArgumentsDelta) events:
+    /// each started action's arguments as compact JSON, piece by piece as
+    /// the model writes them, for protocols that stream tool-call arguments.
+    /// Off by default.
+    ///
+    /// ```
+    /// let config = actionstream::Config::default().argument_deltas(true);
+    /// assert!(config.get_argument_deltas());
+    /// ```
+    pub fn argument_deltas(mut self, on: bool) -> Self {
+        self.argument_deltas = on;
+        self
+    }
+
+    /// Whether [`Config::argument_deltas`] is on.
+    pub fn get_argument_deltas(&self) -> bool {
+        self.argument_deltas
     }
 
     /// Checks each action's arguments when its block closes.

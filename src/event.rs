@@ -380,6 +380,20 @@ pub enum Event {
         /// The new text.
         text: String,
     },
+    /// Opt-in ([`Config::argument_deltas`](crate::Config::argument_deltas)):
+    /// the next piece of a started action's arguments as compact JSON. The
+    /// pieces of one action are append-only and, concatenated, are a JSON
+    /// text of the arguments its `ActionComplete` carries; they come as the
+    /// model writes (a long string value arrives in pieces), not at the end.
+    /// An action that ends invalid may leave them unfinished. How they are
+    /// cut depends on the chunks pushed; adjacent pieces of one id may be
+    /// merged.
+    ArgumentsDelta {
+        /// The action's id.
+        id: ActionId,
+        /// The next piece of the arguments' JSON text.
+        json: String,
+    },
     /// An action closed and validated (boxed: it is much larger than the
     /// other events).
     ActionComplete(Box<Action>),
@@ -409,7 +423,9 @@ impl Event {
     pub fn id(&self) -> Option<ActionId> {
         match self {
             Event::Narrative(_) | Event::Reasoning(_) => None,
-            Event::ActionStarted { id, .. } | Event::ActionDelta { id, .. } => Some(*id),
+            Event::ActionStarted { id, .. }
+            | Event::ActionDelta { id, .. }
+            | Event::ArgumentsDelta { id, .. } => Some(*id),
             Event::ActionComplete(a) => Some(a.id),
             Event::ActionInvalid(a) => Some(a.id),
         }

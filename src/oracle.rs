@@ -50,6 +50,14 @@ pub fn merge(events: Vec<Event>) -> Vec<Event> {
                 }) if *prev_id == id => prev.push_str(&text),
                 _ => out.push(Event::ActionDelta { id, text }),
             },
+            Event::ArgumentsDelta { json, .. } if json.is_empty() => {}
+            Event::ArgumentsDelta { id, json } => match out.last_mut() {
+                Some(Event::ArgumentsDelta {
+                    id: prev_id,
+                    json: prev,
+                }) if *prev_id == id => prev.push_str(&json),
+                _ => out.push(Event::ArgumentsDelta { id, json }),
+            },
             e => out.push(e),
         }
     }
@@ -158,7 +166,7 @@ pub fn assert_ids(events: &[Event]) {
                 "id {} ended without start, or twice",
                 a.id
             ),
-            Event::ActionDelta { id, .. } => {
+            Event::ActionDelta { id, .. } | Event::ArgumentsDelta { id, .. } => {
                 assert!(
                     open.contains(&id.0),
                     "a delta of id {id} outside its start and end"

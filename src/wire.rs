@@ -9,6 +9,7 @@
 //! |---|---|
 //! | narrative | `{"event":"narrative","text":…}` |
 //! | delta | `{"event":"action_delta","id":N,"text":…}` |
+//! | arguments delta | `{"event":"arguments_delta","id":N,"json":…}` |
 //! | started | `{"event":"action_started","id":N,"name":…\|null,"syntax":…,"tag":…}` |
 //! | complete | `{"event":"action_complete","id":N,"name":…,"arguments":…,"raw":…,"span":[a,b]\|null,"repairs":[…]}` plus `"attributes":{…}` when there are any |
 //! | invalid | `{"event":"action_invalid","id":N,"name":…\|null,"errors":["…"],"raw":…,"span":[a,b]\|null}` |
@@ -43,6 +44,9 @@ pub fn event_line(e: &Event) -> Option<Value> {
         Event::Reasoning(text) => json!({"event": "reasoning", "text": text}),
         Event::ActionDelta { id, text } => {
             json!({"event": "action_delta", "id": id, "text": text})
+        }
+        Event::ArgumentsDelta { id, json } => {
+            json!({"event": "arguments_delta", "id": id, "json": json})
         }
         Event::ActionStarted {
             id,

@@ -271,7 +271,10 @@ impl CodeBlocks {
             Event::Narrative(text) => return self.push(text, out),
             Event::ActionComplete(a) => (&a.raw, a.span, a.syntax, &a.tag),
             Event::ActionInvalid(a) => (&a.raw, a.span, a.syntax, &a.tag),
-            Event::ActionStarted { .. } | Event::ActionDelta { .. } | Event::Reasoning(_) => return,
+            Event::ActionStarted { .. }
+            | Event::ActionDelta { .. }
+            | Event::ArgumentsDelta { .. }
+            | Event::Reasoning(_) => return,
         };
         let Some(span) = span else { return };
         if span.start < self.offset {

@@ -341,6 +341,17 @@ impl Parser {
                         }
                     }
                 }
+                Event::ArgumentsDelta { id, json } => {
+                    if let Some(public) = self.public.get(&id.0) {
+                        *id = *public;
+                    }
+                    if let Some(Event::ArgumentsDelta { id: prev, json: j }) = out.last_mut() {
+                        if prev == id {
+                            j.push_str(json);
+                            continue;
+                        }
+                    }
+                }
                 Event::ActionComplete(a) => {
                     if let Some(public) = self.public.remove(&a.id.0) {
                         a.id = public;

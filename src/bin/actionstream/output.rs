@@ -99,7 +99,9 @@ impl<W: Write> Writer<W> {
     fn pretty(&mut self, e: &Event) -> std::io::Result<()> {
         match e {
             Event::Narrative(t) => write!(self.out, "{t}"),
-            Event::ActionDelta { text, .. } | Event::Reasoning(text) => {
+            Event::ActionDelta { text, .. }
+            | Event::ArgumentsDelta { json: text, .. }
+            | Event::Reasoning(text) => {
                 write!(self.out, "\x1b[2m{text}\x1b[0m")
             }
             Event::ActionStarted {
