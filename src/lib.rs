@@ -52,6 +52,7 @@ pub mod feedback;
 #[cfg(feature = "testkit")]
 pub mod oracle;
 mod parser;
+pub mod protocol;
 mod scan;
 mod shape;
 pub mod sse;
