@@ -111,7 +111,6 @@ impl Responses {
             "parallel_tool_calls": true,
             "previous_response_id": null,
             "reasoning": null,
-            "store": false,
             "temperature": null,
             "text": {"format": {"type": "text"}},
             "tool_choice": "auto",
@@ -256,10 +255,7 @@ impl Responses {
         if status == "completed" {
             self.emit(
                 "response.function_call_arguments.done",
-                json!({
-                    "item_id": f.id, "output_index": f.index,
-                    "name": call.name, "arguments": f.arguments,
-                }),
+                json!({"item_id": f.id, "output_index": f.index, "arguments": f.arguments}),
                 out,
             );
         }
