@@ -31,6 +31,14 @@ pub struct Config {
     pub(crate) max_depth: usize,
     pub(crate) action_deltas: bool,
     pub(crate) argument_deltas: bool,
+    pub(crate) dialects: Vec<Arc<crate::dialect::Dialect>>,
+    pub(crate) actions: Option<bool>,
+    pub(crate) reasoning_open: bool,
+    pub(crate) calls_in_reasoning: bool,
+    /// The dialects compiled for reading, built by the first parser that
+    /// needs them and shared by every parser made from this configuration
+    /// (a setter that changes what they depend on starts a new cache).
+    pub(crate) compiled: Arc<std::sync::OnceLock<Arc<crate::parser::Compiled>>>,
     pub(crate) validator: Option<Arc<dyn Validator>>,
 }
 
@@ -46,6 +54,13 @@ impl fmt::Debug for Config {
             .field("max_depth", &self.max_depth)
             .field("action_deltas", &self.action_deltas)
             .field("argument_deltas", &self.argument_deltas)
+            .field(
+                "dialects",
+                &self.dialects.iter().map(|d| &d.name).collect::<Vec<_>>(),
+            )
+            .field("actions", &self.uses_actions())
+            .field("reasoning_open", &self.reasoning_open)
+            .field("calls_in_reasoning", &self.calls_in_reasoning)
             .field("validator", &self.validator.is_some())
             .finish()
     }
@@ -63,6 +78,11 @@ impl Default for Config {
             max_depth: 128,
             action_deltas: false,
             argument_deltas: false,
+            dialects: Vec::new(),
+            actions: None,
+            reasoning_open: false,
+            calls_in_reasoning: false,
+            compiled: Arc::default(),
             validator: None,
         }
     }
@@ -160,6 +180,114 @@ impl Config {
     /// Whether [`Config::argument_deltas`] is on.
     pub fn get_argument_deltas(&self) -> bool {
         self.argument_deltas
+    }
+
+    /// Adds a model dialect (contract, section 7). A model dialect replaces
+    /// the default syntaxes (fences and call tags) unless
+    /// [`Config::actions`] turns them back on; several dialects combine.
+    ///
+    /// ```
+    /// use actionstream::{dialect::Dialect, Config};
+    /// let config = Config::default().dialect(Dialect::builtin("hermes").unwrap());
+    /// assert!(!config.uses_actions());
+    /// assert_eq!(config.dialect_names(), ["hermes"]);
+    /// ```
+    pub fn dialect(mut self, dialect: crate::dialect::Dialect) -> Self {
+        if !self.dialects.iter().any(|d| d.name == dialect.name) {
+            self.dialects.push(Arc::new(dialect));
+            self.compiled = Arc::default();
+        }
+        self
+    }
+
+    /// Whether the default syntaxes (the dialect `actions`: fences and call
+    /// tags) are read beside the model dialects. Without this setting they
+    /// are read only when no model dialect is chosen.
+    ///
+    /// ```
+    /// use actionstream::{dialect::Dialect, Config};
+    /// let config = Config::default().dialect(Dialect::builtin("hermes").unwrap()).actions(true);
+    /// assert!(config.uses_actions());
+    /// ```
+    pub fn actions(mut self, on: bool) -> Self {
+        self.actions = Some(on);
+        self
+    }
+
+    /// Whether fences and call tags are read (see [`Config::actions`]).
+    pub fn uses_actions(&self) -> bool {
+        self.actions.unwrap_or(self.dialects.is_empty())
+    }
+
+    /// The names of the model dialects chosen, in order.
+    pub fn dialect_names(&self) -> Vec<&str> {
+        self.dialects.iter().map(|d| d.name.as_str()).collect()
+    }
+
+    /// The response starts inside reasoning (a template that writes the
+    /// opening `<think>` into the prompt): all text up to the first closing
+    /// reasoning marker is reasoning.
+    ///
+    /// ```
+    /// use actionstream::{dialect::Dialect, Config, Event};
+    /// let config = Config::default()
+    ///     .dialect(Dialect::builtin("hermes").unwrap())
+    ///     .reasoning_open(true);
+    /// let events = actionstream::parse_str_with(config, "hmm</think>Hello");
+    /// assert_eq!(events, [Event::Reasoning("hmm".into()), Event::Narrative("Hello".into())]);
+    /// ```
+    pub fn reasoning_open(mut self, on: bool) -> Self {
+        self.reasoning_open = on;
+        self
+    }
+
+    /// Call markers inside reasoning open calls (by default they are
+    /// reasoning text).
+    ///
+    /// ```
+    /// let config = actionstream::Config::default().calls_in_reasoning(true);
+    /// assert!(config.get_calls_in_reasoning());
+    /// ```
+    pub fn calls_in_reasoning(mut self, on: bool) -> Self {
+        self.calls_in_reasoning = on;
+        self.compiled = Arc::default();
+        self
+    }
+
+    /// Whether [`Config::calls_in_reasoning`] is on.
+    pub fn get_calls_in_reasoning(&self) -> bool {
+        self.calls_in_reasoning
+    }
+
+    /// The markers the chosen dialects drop outside blocks: reasoning
+    /// markers, ignored markers, harmony's. For checks of invariant 2.
+    #[doc(hidden)]
+    pub fn outer_markers(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for d in &self.dialects {
+            for e in &d.reasoning {
+                out.push(e.open.clone());
+                out.push(e.close.clone());
+            }
+            out.extend(d.ignore.iter().cloned());
+            if d.harmony {
+                for m in [
+                    "<|end|>",
+                    "<|return|>",
+                    "<|call|>",
+                    "<|message|>",
+                    "<|constrain|>",
+                ] {
+                    out.push(m.to_owned());
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether [`Config::reasoning_open`] is on.
+    pub fn get_reasoning_open(&self) -> bool {
+        self.reasoning_open
     }
 
     /// Checks each action's arguments when its block closes.
