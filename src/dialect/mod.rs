@@ -1,3 +1,4 @@
 //! Model dialects: tool calls written with a model's own markers.
 
+pub mod tools;
 pub(crate) mod value;
