@@ -363,7 +363,8 @@ mod tests {
     fn forms_of_the_list() {
         let q = json!({"type": "object", "properties": {"q": {"type": "string"}}});
         let empty = no_parameters();
-        let cases: Vec<(&str, Value, Vec<(&str, Value)>)> = vec![
+        type Case = (&'static str, Value, Vec<(&'static str, Value)>);
+        let cases: Vec<Case> = vec![
             (
                 "chat completions",
                 json!([{"type": "function", "function": {"name": "search", "description": "d", "parameters": q}}]),

@@ -639,7 +639,8 @@ mod tests {
 
     #[test]
     fn repairs_are_noted_with_their_offsets() {
-        let cases: &[(&str, ValueType, &[(RepairKind, usize)])] = &[
+        type Case = (&'static str, ValueType, &'static [(RepairKind, usize)]);
+        let cases: &[Case] = &[
             (
                 "[1, 2,]",
                 ValueType::Json,
