@@ -40,6 +40,9 @@ pub struct Config {
     /// (a setter that changes what they depend on starts a new cache).
     pub(crate) compiled: Arc<std::sync::OnceLock<Arc<crate::parser::Compiled>>>,
     pub(crate) validator: Option<Arc<dyn Validator>>,
+    /// The parameters schema of each tool given with [`Config::tools`], by
+    /// name, for typing raw-text values.
+    pub(crate) tool_schemas: crate::dialect::tools::ToolSchemas,
 }
 
 impl fmt::Debug for Config {
@@ -62,6 +65,7 @@ impl fmt::Debug for Config {
             .field("reasoning_open", &self.reasoning_open)
             .field("calls_in_reasoning", &self.calls_in_reasoning)
             .field("validator", &self.validator.is_some())
+            .field("tools", &self.tool_schemas.keys().collect::<Vec<_>>())
             .finish()
     }
 }
@@ -84,6 +88,7 @@ impl Default for Config {
             calls_in_reasoning: false,
             compiled: Arc::default(),
             validator: None,
+            tool_schemas: Default::default(),
         }
     }
 }
@@ -329,6 +334,69 @@ impl Config {
     /// `std::process::Command::get_current_dir`, it takes a `get_` prefix.)
     pub fn get_strict(&self) -> bool {
         self.strict
+    }
+
+    /// The tool list of the request (`--tools`; read one with
+    /// [`dialect::tools::tool_schemas`](crate::dialect::tools::tool_schemas)
+    /// or [`dialect::tools::load`](crate::dialect::tools::load)): each
+    /// tool's parameters schema is its name's schema, as with `--schema`.
+    ///
+    /// The schemas type the raw-text parameter values of the dialects that
+    /// write them (`qwen3_coder`, `glm`, …), and validate each call when its
+    /// block closes: against the schema with the `schema` feature, for the
+    /// name and the `required` parameters without it. Names that are not
+    /// tools go to the validator set before (by [`Config::validator`], a
+    /// configuration file or `--schema`), or are unknown when there is
+    /// none; a validator set after replaces this validation (the schemas
+    /// still type values). Tools given again add to these, a name again
+    /// replacing its schema. A tool whose schema does not compile makes
+    /// each of its calls invalid with the compiler's message
+    /// ([`dialect::tools::load`](crate::dialect::tools::load) refuses such
+    /// a file at once).
+    ///
+    /// ```
+    /// use actionstream::{Config, Event};
+    /// use serde_json::json;
+    ///
+    /// let tools = vec![(
+    ///     "search".to_string(),
+    ///     json!({"type": "object", "required": ["query"], "properties": {"query": {"type": "string"}}}),
+    /// )];
+    /// let config = Config::default().tools(tools);
+    /// let events = actionstream::parse_str_with(
+    ///     config,
+    ///     r#"<tool_call>{"name": "search", "arguments": {"q": "rust"}}</tool_call>"#,
+    /// );
+    /// assert!(matches!(&events[1], Event::ActionInvalid(a)
+    ///     if a.errors[0].to_string() == "at query: required field missing"));
+    /// ```
+    pub fn tools(mut self, tools: Vec<(String, Value)>) -> Self {
+        let validator = crate::dialect::tools::ToolsValidator::new(&tools, self.validator.take());
+        self.validator = Some(Arc::new(validator));
+        let schemas = Arc::make_mut(&mut self.tool_schemas);
+        schemas.extend(tools);
+        self
+    }
+
+    /// The parameters schema of tool `name`, where [`Config::tools`] gave
+    /// one.
+    #[allow(dead_code)] // for the dialect engine
+    pub(crate) fn tool_schema(&self, name: &str) -> Option<&Value> {
+        self.tool_schemas.get(name)
+    }
+
+    /// The schema that types the raw-text values of a call of `name`: its
+    /// tool's, else the validator's (`--schema`, a configuration file).
+    #[allow(dead_code)] // for the dialect engine
+    pub(crate) fn call_schema(&self, name: &str) -> Option<std::borrow::Cow<'_, Value>> {
+        match self.tool_schema(name) {
+            Some(s) => Some(std::borrow::Cow::Borrowed(s)),
+            None => self
+                .validator
+                .as_ref()
+                .and_then(|v| v.schema(name))
+                .map(std::borrow::Cow::Owned),
+        }
     }
 }
 

@@ -176,6 +176,14 @@ pub enum ConfigError {
         /// Why.
         message: String,
     },
+    /// The tool list file (`--tools`) is not a tool list.
+    #[error("{path} is not a valid tool list: {message}")]
+    Tools {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
 }
 
 impl ConfigFile {

@@ -25,6 +25,9 @@
 use serde::{Deserialize, Serialize};
 
 mod builtin;
+pub mod family;
+pub mod tools;
+pub(crate) mod value;
 
 pub use builtin::BUILTIN;
 
