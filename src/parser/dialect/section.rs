@@ -8,6 +8,7 @@ use serde_json::{Map, Value};
 
 use super::compiled::{Form, NameEnd, ParamMark};
 use super::{DState, DialectMachine};
+use crate::dialect::value::{convert_noting_repairs, property_type, streams_as_string, ValueType};
 use crate::dialect::ValueKind;
 use crate::event::{
     Action, ActionError, ActionId, ErrorKind, Event, InvalidAction, Repair, RepairKind, Span,
@@ -1019,11 +1020,19 @@ impl DialectMachine {
                     return Flow::Wait;
                 };
                 let mut text = self.text(from, stop);
+                let mut at = from;
                 if *trim {
-                    text = trim_line_endings(text);
+                    let t = trim_line_endings(text);
+                    at += text.len()
+                        - text
+                            .trim_start_matches(['\r', '\n'])
+                            .len()
+                            .max(t.len())
+                            .min(text.len());
+                    text = t;
                 }
                 let ty = self.value_type(tool.as_deref(), &key);
-                let v = convert(kind, ty, text, self.shared.cfg.strict);
+                let v = convert(kind, ty, text, self.shared.cfg.strict, &mut sec.repairs, at);
                 if deltas {
                     let piece = if streamed.is_some() {
                         "\"".to_owned()
@@ -1105,9 +1114,9 @@ impl DialectMachine {
     }
 
     /// What the tool's schema says property `key` of `tool` is.
-    fn value_type(&self, tool: Option<&str>, key: &str) -> Option<Value> {
-        let _ = (tool, key);
-        None
+    fn value_type(&self, tool: Option<&str>, key: &str) -> ValueType {
+        let schema = tool.and_then(|t| self.shared.cfg.call_schema(t));
+        property_type(schema.as_deref(), key)
     }
 
     // -- the end of a section ------------------------------------------------
@@ -1389,29 +1398,30 @@ fn trim_line_endings(text: &str) -> &str {
 }
 
 /// Whether a value is streamed as a JSON string while it is written.
-fn streams(kind: ValueKind, ty: Option<Value>, prefix: &str) -> Option<bool> {
+fn streams(kind: ValueKind, ty: ValueType, prefix: &str) -> Option<bool> {
     match kind {
         ValueKind::String => Some(true),
         ValueKind::Json => Some(false),
-        ValueKind::Typed => {
-            let _ = ty;
-            let first = prefix.trim_start().bytes().next()?;
-            Some(!matches!(
-                first,
-                b'{' | b'[' | b'"' | b'\'' | b'-' | b'0'
-                    ..=b'9' | b't' | b'f' | b'n' | b'T' | b'F' | b'N'
-            ))
-        }
+        ValueKind::Typed => streams_as_string(ty, prefix),
     }
 }
 
-/// A raw value as JSON.
-fn convert(kind: ValueKind, ty: Option<Value>, text: &str, strict: bool) -> Value {
-    let _ = (ty, strict);
-    match kind {
-        ValueKind::String => Value::String(text.to_owned()),
-        ValueKind::Json | ValueKind::Typed => {
-            serde_json::from_str(text.trim()).unwrap_or_else(|_| Value::String(text.to_owned()))
-        }
-    }
+/// A raw value as JSON; repairs noted at offsets from `at`.
+fn convert(
+    kind: ValueKind,
+    ty: ValueType,
+    text: &str,
+    strict: bool,
+    repairs: &mut Vec<(RepairKind, usize)>,
+    at: usize,
+) -> Value {
+    let ty = match kind {
+        ValueKind::String => return Value::String(text.to_owned()),
+        ValueKind::Json => ValueType::Json,
+        ValueKind::Typed => ty,
+    };
+    let mut found = Vec::new();
+    let v = convert_noting_repairs(text, ty, strict, &mut found);
+    repairs.extend(found.into_iter().map(|(k, o)| (k, at + o)));
+    v
 }
