@@ -5,5 +5,6 @@ pub(crate) mod fence;
 pub(crate) mod json;
 pub(crate) mod line;
 pub(crate) mod naming;
+pub(crate) mod python;
 pub(crate) mod python_str;
 pub(crate) mod tag;
