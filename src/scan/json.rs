@@ -1237,7 +1237,7 @@ fn escape_name(b: u8) -> String {
 }
 
 /// The character at `i` of `text`, for error messages.
-fn describe(text: &str, i: usize) -> String {
+pub(super) fn describe(text: &str, i: usize) -> String {
     match text.get(i..).and_then(|t| t.chars().next()) {
         Some(c) if c.is_control() => format!("{:?}", c),
         Some(c) => format!("`{c}`"),
