@@ -54,7 +54,6 @@ use super::python_str::{decode_step, PyEsc};
 
 /// What the reader reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[allow(dead_code)] // Used by the dialect engine, written on another branch.
 pub(crate) enum PyMode {
     /// A list of calls, `[call, call, ...]` (`[]` is an empty list).
     List,
@@ -238,7 +237,6 @@ enum Flow {
 
 type Step = Result<Flow, String>;
 
-#[allow(dead_code)] // Used by the dialect engine, written on another branch.
 impl PyCalls {
     /// A reader of `mode`. Arguments nested deeper than `max_depth` levels
     /// (the arguments object is the first, each list, tuple or dict in it
@@ -270,6 +268,7 @@ impl PyCalls {
     }
 
     /// Whether nothing has begun yet (only white space was read).
+    #[cfg(test)]
     pub fn at_rest(&self) -> bool {
         self.st == St::Begin
     }

@@ -19,6 +19,7 @@ use crate::parser::ending::{validate, LineWalk};
 use crate::parser::state::{Flow, Shared};
 use crate::scan::json::JsonScanner;
 use crate::scan::naming::Naming;
+use crate::scan::python::{PyCalls, PyEvent, PyMode};
 
 /// One call of a section.
 #[derive(Debug, Default)]
@@ -82,6 +83,10 @@ enum Read {
         /// Streamed as a JSON string up to this offset, once decided.
         streamed: Option<usize>,
     },
+    /// Python calls.
+    Python(Box<PyCalls>),
+    /// Between Python calls written one per line.
+    PyLines,
     /// Only the section closer may come.
     Close,
     /// A closerless section ended at `at`; a trailer marker may follow.
@@ -303,11 +308,11 @@ impl DialectMachine {
                         }
                         Read::PName
                     }
-                    Form::Python { .. } => {
-                        // Not built yet: the opener is narrative.
-                        self.not_a_section(sec, emit);
-                        return Flow::Go;
+                    Form::Python { list: true } => {
+                        sec.json_from = self.pos;
+                        Read::Python(self.py(PyMode::List))
                     }
+                    Form::Python { list: false } => Read::PyLines,
                     _ => Read::Between,
                 };
                 Flow::Go
@@ -479,9 +484,119 @@ impl DialectMachine {
                     }
                 }
             }
+            Read::Python(_) => self.python(sec, emit),
+            Read::PyLines => {
+                let bytes = self.buf.as_bytes();
+                while self.pos < end && bytes[self.pos - self.base].is_ascii_whitespace() {
+                    self.pos += 1;
+                }
+                if self.pos == end {
+                    return Flow::Wait;
+                }
+                let b = bytes[self.pos - self.base];
+                if b.is_ascii_alphabetic() || b == b'_' {
+                    sec.json_from = self.pos;
+                    sec.read = Read::Python(self.py(PyMode::Call));
+                } else if sc.close.is_some() {
+                    self.ms = sc.between.set.begin();
+                    sec.read = Read::Close;
+                } else {
+                    let at = self.pos;
+                    self.end_section(sec, at, emit);
+                }
+                Flow::Go
+            }
             Read::PName | Read::Params => self.params_step(sec, emit),
             Read::Key | Read::ValueOpen { .. } | Read::Value { .. } => self.params_step(sec, emit),
         }
+    }
+
+    fn py(&self, mode: PyMode) -> Box<PyCalls> {
+        Box::new(PyCalls::new(mode, self.shared.cfg.max_depth))
+    }
+
+    /// Python calls: names as their `(` is read, arguments as written.
+    fn python(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) -> Flow {
+        let Read::Python(reader) = &mut sec.read else {
+            return Flow::Go;
+        };
+        let from = self.pos;
+        let mut events = Vec::new();
+        let used = reader.feed(&self.buf[from - self.base..], &mut events);
+        let done = reader.done();
+        self.pos = from + used;
+        let base = sec.mark;
+        let _ = base;
+        for e in events {
+            match e {
+                PyEvent::Start { name, .. } => {
+                    // Llama 3.1's built-in tools: `T.call(…)` is a call of `T`.
+                    let name = name.strip_suffix(".call").unwrap_or(&name).to_owned();
+                    sec.tentative = false;
+                    let id = emit.start(Some(name.clone()), Syntax::Dialect, self.c.tag(sec.idx));
+                    sec.calls.push(Call {
+                        id: Some(id),
+                        name: Some(name),
+                        ..Call::default()
+                    });
+                }
+                PyEvent::Args(json) => {
+                    if self.shared.cfg.argument_deltas {
+                        self.param_delta(sec, json, emit);
+                    }
+                }
+                PyEvent::End { arguments, .. } => {
+                    if let Some(call) = sec.calls.last_mut() {
+                        call.args = Some(Ok(arguments));
+                    }
+                }
+                PyEvent::Error { message, at } => {
+                    if sec.tentative {
+                        let at = self.pos;
+                        self.tentative_fails(sec, at, emit);
+                        return Flow::Go;
+                    }
+                    let e = self.python_error(sec.from, sec.json_from + at, &message);
+                    match sec.calls.last_mut() {
+                        Some(call) if call.args.is_none() => call.args = Some(Err(e)),
+                        _ => sec.broken = Some(e),
+                    }
+                    if sec.broken.is_some() {
+                        sec.calls.push(Call::default());
+                    }
+                    self.resync(sec, emit);
+                    return Flow::Go;
+                }
+            }
+        }
+        if !done {
+            return Flow::Wait;
+        }
+        if sec.tentative {
+            // `[]`: no call in it.
+            let at = self.pos;
+            self.tentative_fails(sec, at, emit);
+            return Flow::Go;
+        }
+        let c = self.c.clone();
+        match sec.form.map(|f| &c.sections[sec.idx].forms[f]) {
+            Some(Form::Python { list: false }) if c.sections[sec.idx].close.is_some() => {
+                sec.read = Read::PyLines;
+            }
+            _ => self.after_call(sec, emit),
+        }
+        Flow::Go
+    }
+
+    fn python_error(&self, block_from: usize, at: usize, message: &str) -> ActionError {
+        let raw = self.text(block_from, self.end());
+        let (line, column) = LineWalk::new(raw).to(at.saturating_sub(block_from));
+        ActionError::new(
+            ErrorKind::Syntax,
+            "",
+            format!("the Python call cannot be read: {message} (line {line}, column {column} of the block)"),
+        )
+        .with_position(line, column)
     }
 
     /// A JSON value begins at `pos` (Json form).
@@ -1280,10 +1395,9 @@ impl DialectMachine {
                 sec.read = Read::Json { scanner, slots };
                 self.collect_slots(&mut sec);
             }
-            Read::Value {
-                key, kind, from, ..
-            } => {
-                let _ = (key, kind, from);
+            Read::Python(mut reader) => {
+                // Whatever it says, the call it was reading is cut off.
+                reader.finish(&mut Vec::new());
             }
             Read::JsonAfter { at } | Read::Trailer { at } if !has_closer => {
                 self.end_section(&mut sec, at, emit);
