@@ -35,6 +35,8 @@ pub struct Config {
     pub(crate) actions: Option<bool>,
     pub(crate) reasoning_open: bool,
     pub(crate) calls_in_reasoning: bool,
+    /// Dialects defined by a configuration file, chosen by name.
+    pub(crate) defined: Vec<crate::dialect::Dialect>,
     /// The dialects compiled for reading, built by the first parser that
     /// needs them and shared by every parser made from this configuration
     /// (a setter that changes what they depend on starts a new cache).
@@ -86,6 +88,7 @@ impl Default for Config {
             actions: None,
             reasoning_open: false,
             calls_in_reasoning: false,
+            defined: Vec::new(),
             compiled: Arc::default(),
             validator: None,
             tool_schemas: Default::default(),
@@ -203,6 +206,42 @@ impl Config {
             self.compiled = Arc::default();
         }
         self
+    }
+
+    /// Chooses a dialect by name: `actions` (fences and call tags), a
+    /// built-in, or one a configuration file defined.
+    ///
+    /// # Errors
+    ///
+    /// An unknown name, with the names there are.
+    ///
+    /// ```
+    /// let config = actionstream::Config::default().dialect_named("mistral").unwrap();
+    /// assert_eq!(config.dialect_names(), ["mistral"]);
+    /// let err = actionstream::Config::default().dialect_named("qwen").unwrap_err();
+    /// assert!(err.to_string().contains("qwen3_coder"));
+    /// ```
+    pub fn dialect_named(self, name: &str) -> Result<Self, ConfigError> {
+        if name == "actions" {
+            return Ok(self.actions(true));
+        }
+        if let Some(d) = self.defined.iter().find(|d| d.name == name).cloned() {
+            return Ok(self.dialect(d));
+        }
+        match crate::dialect::Dialect::builtin(name) {
+            Some(d) => Ok(self.dialect(d)),
+            None => {
+                let mut known: Vec<&str> = vec!["actions"];
+                known.extend(crate::dialect::BUILTIN);
+                known.extend(self.defined.iter().map(|d| d.name.as_str()));
+                Err(ConfigError::Dialect {
+                    message: format!(
+                        "unknown dialect `{name}`; the dialects are {}",
+                        known.join(", ")
+                    ),
+                })
+            }
+        }
     }
 
     /// Whether the default syntaxes (the dialect `actions`: fences and call
@@ -438,6 +477,20 @@ pub struct ParserSettings {
     /// Allowed action types with their required fields: names with no
     /// schema are checked against it.
     pub types: Option<TypeList>,
+    /// Dialects chosen by name (`actions`, a built-in, or one defined in
+    /// `define_dialects` here or in an earlier layer).
+    pub dialects: Vec<String>,
+    /// A model id whose family chooses the dialects.
+    pub model: Option<String>,
+    /// Dialects defined, with the same fields as the built-ins.
+    pub define_dialects: Vec<crate::dialect::Dialect>,
+    /// The request's tools: each one's parameter schema types and checks
+    /// its calls.
+    pub tools: Vec<(String, Value)>,
+    /// The response starts inside reasoning.
+    pub reasoning_open: Option<bool>,
+    /// Call markers inside reasoning open calls.
+    pub calls_in_reasoning: Option<bool>,
 }
 
 impl ParserSettings {
@@ -476,6 +529,28 @@ impl ParserSettings {
             config = self.apply_schemas(config)?;
         } else if let Some(list) = &self.types {
             config = config.validator(list.clone());
+        }
+        for d in &self.define_dialects {
+            config.defined.retain(|k| k.name != d.name);
+            config.defined.push(d.clone());
+        }
+        let mut names: Vec<String> = self.dialects.clone();
+        if let Some(model) = &self.model {
+            let found = crate::dialect::family::dialects_for_model(model)
+                .map_err(|message| ConfigError::Dialect { message })?;
+            names.extend(found.iter().map(|d| (*d).to_owned()));
+        }
+        for name in names {
+            config = config.dialect_named(&name)?;
+        }
+        if !self.tools.is_empty() {
+            config = config.tools(self.tools.clone());
+        }
+        if let Some(on) = self.reasoning_open {
+            config = config.reasoning_open(on);
+        }
+        if let Some(on) = self.calls_in_reasoning {
+            config = config.calls_in_reasoning(on);
         }
         Ok(config)
     }

@@ -104,3 +104,80 @@ fn every_dialect_reads_the_peers_outputs_at_every_chunking() {
         failures.join("\n")
     );
 }
+
+#[test]
+fn actions_and_a_model_dialect_combine() {
+    let config = config("qwen3_coder").actions(true);
+    let text = "Hi <think>plan</think>\n```json\n{\"action\": \"a\", \"q\": \"<tool_call>\"}\n```\nthen <tool_call>\n<function=f>\n<parameter=x>\n1\n</parameter>\n</function>\n</tool_call> and <action_call name=\"g\">{}</action_call> end";
+    let events = common::parse_with(&config, text);
+    assert_eq!(
+        common::summary(&events),
+        [
+            "N:Hi ",
+            "R:plan",
+            "N:\n",
+            "S0:a",
+            "C0:a:{\"q\":\"<tool_call>\"}",
+            "N:then ",
+            "S1:f",
+            "C1:f:{\"x\":1}",
+            "N: and ",
+            "S2:g",
+            "C2:g:{}",
+            "N: end",
+        ]
+    );
+}
+
+#[test]
+fn a_model_dialect_alone_leaves_fences_narrative() {
+    let text = "```json\n{\"action\": \"a\"}\n```\n<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>";
+    let events = common::parse_with(&config("hermes"), text);
+    assert_eq!(
+        common::summary(&events),
+        ["N:```json\n{\"action\": \"a\"}\n```\n", "S0:f", "C0:f:{}"]
+    );
+}
+
+/// A Qwen3-Coder model behind an OpenAI-compatible server with no tool
+/// parser: its markers arrive as `delta.content` in small pieces (here the
+/// peer's output cut into 3-character deltas, as a server streams tokens),
+/// and the calls come out of the SSE stream at every chunking of its bytes.
+#[test]
+fn provider_text_goes_through_the_dialects() {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/data/dialects/qwen3_coder/vllm_parallel_tools.txt"),
+    )
+    .unwrap();
+    let chars: Vec<char> = text.chars().collect();
+    let mut sse = String::new();
+    for piece in chars.chunks(3) {
+        let content: String = piece.iter().collect();
+        let chunk = serde_json::json!({
+            "id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+            "choices": [{"index": 0, "delta": {"content": content}, "finish_reason": null}],
+        });
+        sse.push_str(&format!("data: {chunk}\n\n"));
+    }
+    sse.push_str("data: {\"id\":\"chatcmpl-1\",\"object\":\"chat.completion.chunk\",\"created\":1,\"model\":\"q\",\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n");
+    let items = common::sse::check_with(&config("qwen3_coder"), sse.as_bytes());
+    let events: Vec<Event> = items
+        .into_iter()
+        .filter_map(|i| match i {
+            actionstream::sse::SseItem::Event(e) => Some(e),
+            _ => None,
+        })
+        .collect();
+    let (complete, invalid) = calls(&events);
+    let want: Value = serde_json::from_str(
+        &std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("tests/data/dialects/qwen3_coder/vllm_parallel_tools.expected.json"),
+        )
+        .unwrap(),
+    )
+    .unwrap();
+    assert_eq!(Value::Array(complete), want);
+    assert!(invalid.is_empty());
+}

@@ -219,6 +219,11 @@ pub(super) fn held<'b>(first: &'b mut Option<FirstCloser>, emit: &'b mut Emit<'_
 }
 
 impl Machine {
+    /// Whether a block is being read.
+    pub fn in_block(&self) -> bool {
+        matches!(self.state, State::Block(_))
+    }
+
     pub fn new(shared: Arc<Shared>, base: usize, depth: usize) -> Self {
         Machine {
             shared,

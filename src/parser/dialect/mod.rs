@@ -37,7 +37,7 @@
 use std::sync::Arc;
 
 use super::emit::Emit;
-use super::state::{Flow, Shared};
+use super::state::{Flow, Machine, Shared};
 use crate::event::Event;
 use crate::scan::markers::MarkerState;
 
@@ -77,6 +77,11 @@ pub(super) struct DialectMachine {
     pos: usize,
     state: DState,
     ms: MarkerState,
+    /// With the dialect `actions` chosen too: the main machine, which reads
+    /// this machine's narrative for fences and call tags.
+    inner: Option<Box<Machine>>,
+    /// Bytes given to `inner` so far (its offsets count only those).
+    fed: usize,
 }
 
 impl DialectMachine {
@@ -87,7 +92,7 @@ impl DialectMachine {
             (DState::Start, c.outer.set.begin())
         };
         DialectMachine {
-            shared,
+            shared: shared.clone(),
             c,
             buf: String::new(),
             base: 0,
@@ -95,6 +100,11 @@ impl DialectMachine {
             pos: 0,
             state,
             ms,
+            inner: shared
+                .cfg
+                .uses_actions()
+                .then(|| Box::new(Machine::new(shared.clone(), 0, 0))),
+            fed: 0,
         }
     }
 
@@ -161,9 +171,38 @@ impl DialectMachine {
     }
 
     fn narrative_to(&mut self, to: usize, emit: &mut Emit<'_>) {
-        if to > self.start {
-            emit.narrative(self.text(self.start, to));
-            self.start = to;
+        if to <= self.start {
+            return;
+        }
+        let text = &self.buf[self.start - self.base..to - self.base];
+        match &mut self.inner {
+            None => emit.narrative(text),
+            Some(inner) => {
+                // The main machine reads it; its spans count only what it
+                // was given, so they move by what this machine kept back.
+                let shift = self.start - self.fed;
+                let mut events = Vec::new();
+                inner.push(text, &mut emit.to(&mut events));
+                self.fed += text.len();
+                emit.extend(shifted(events, shift));
+            }
+        }
+        self.start = to;
+    }
+
+    /// Whether the main machine is reading a block: a marker is then its
+    /// text, not the dialect's.
+    fn inner_busy(&self) -> bool {
+        self.inner.as_ref().is_some_and(|m| m.in_block())
+    }
+
+    /// A dialect marker comes: the main machine decides what it holds.
+    fn inner_boundary(&mut self, emit: &mut Emit<'_>) {
+        if let Some(inner) = &mut self.inner {
+            let shift = self.start - self.fed;
+            let mut events = Vec::new();
+            inner.finish(&mut emit.to(&mut events));
+            emit.extend(shifted(events, shift));
         }
     }
 
@@ -236,6 +275,11 @@ impl DialectMachine {
             return Flow::Wait;
         };
         self.narrative_to(from, emit);
+        if self.inner_busy() {
+            // Inside a fence or call tag: the marker is its text.
+            return Flow::Go;
+        }
+        self.inner_boundary(emit);
         match role {
             Outer::Ignore => self.start = to,
             Outer::Reason(i) => {
@@ -393,8 +437,27 @@ impl DialectMachine {
         }
         self.pos = end;
         self.narrative_to(end, emit);
+        self.inner_boundary(emit);
         self.state = DState::Text;
     }
+}
+
+/// Events of the main machine with their spans moved by `shift`.
+fn shifted(mut events: Vec<Event>, shift: usize) -> Vec<Event> {
+    if shift > 0 {
+        for e in &mut events {
+            let span = match e {
+                Event::ActionComplete(a) => a.span.as_mut(),
+                Event::ActionInvalid(a) => a.span.as_mut(),
+                _ => None,
+            };
+            if let Some(span) = span {
+                span.start += shift;
+                span.end += shift;
+            }
+        }
+    }
+    events
 }
 
 /// What a harmony header says.
