@@ -544,6 +544,10 @@ impl JsonScanner {
         if stop && self.values > values {
             self.just_done = true;
         }
+        if self.error.is_some() {
+            // Broken for good: the rest only counts.
+            i = text.len();
+        }
         self.pos += i;
         i
     }
