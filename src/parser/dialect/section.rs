@@ -264,8 +264,14 @@ impl DialectMachine {
         };
         let flow = self.section_step(&mut sec, emit);
         if matches!(self.state, DState::Detached) {
-            if self.pos - sec.from > self.shared.cfg.max_block_bytes && !sec.tentative {
-                self.too_large(sec, emit);
+            if self.pos - sec.from > self.shared.cfg.max_block_bytes {
+                if sec.tentative {
+                    // Too large to be held as a call: the text is narrative.
+                    let at = self.pos;
+                    self.tentative_fails(&mut sec, at, emit);
+                } else {
+                    self.too_large(sec, emit);
+                }
                 return Flow::Go;
             }
             self.state = DState::Section(sec);
@@ -792,13 +798,20 @@ impl DialectMachine {
         self.resume(None);
     }
 
-    /// The opener did not begin a section: it is narrative.
+    /// The opener did not begin a section: it is text of the kind around
+    /// it (narrative, or the reasoning it opened in).
     fn not_a_section(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) {
         let at = self.pos;
-        self.narrative_to(at, emit);
+        self.text_to(at, sec.reasoning.is_some(), emit);
         self.resume(sec.reasoning);
-        if sec.reasoning.is_some() {
-            // Reasoning text, not narrative: nothing to undo, it was given out.
+    }
+
+    /// Gives out text up to `to` as reasoning or narrative.
+    fn text_to(&mut self, to: usize, reasoning: bool, emit: &mut Emit<'_>) {
+        if reasoning {
+            self.reasoning_to(to, emit);
+        } else {
+            self.narrative_to(to, emit);
         }
     }
 
@@ -1263,8 +1276,8 @@ impl DialectMachine {
     ) {
         self.pos = to;
         if sec.calls.is_empty() {
-            // A section with no call in it is narrative.
-            self.narrative_to(to, emit);
+            // A section with no call in it is text.
+            self.text_to(to, sec.reasoning.is_some(), emit);
         } else {
             let raw: Arc<str> = self.text(sec.from, to).into();
             let span = Span {
