@@ -31,7 +31,20 @@ pub struct Config {
     pub(crate) max_depth: usize,
     pub(crate) action_deltas: bool,
     pub(crate) argument_deltas: bool,
+    pub(crate) dialects: Vec<Arc<crate::dialect::Dialect>>,
+    pub(crate) actions: Option<bool>,
+    pub(crate) reasoning_open: bool,
+    pub(crate) calls_in_reasoning: bool,
+    /// Dialects defined by a configuration file, chosen by name.
+    pub(crate) defined: Vec<crate::dialect::Dialect>,
+    /// The dialects compiled for reading, built by the first parser that
+    /// needs them and shared by every parser made from this configuration
+    /// (a setter that changes what they depend on starts a new cache).
+    pub(crate) compiled: Arc<std::sync::OnceLock<Arc<crate::parser::Compiled>>>,
     pub(crate) validator: Option<Arc<dyn Validator>>,
+    /// The parameters schema of each tool given with [`Config::tools`], by
+    /// name, for typing raw-text values.
+    pub(crate) tool_schemas: crate::dialect::tools::ToolSchemas,
 }
 
 impl fmt::Debug for Config {
@@ -46,7 +59,15 @@ impl fmt::Debug for Config {
             .field("max_depth", &self.max_depth)
             .field("action_deltas", &self.action_deltas)
             .field("argument_deltas", &self.argument_deltas)
+            .field(
+                "dialects",
+                &self.dialects.iter().map(|d| &d.name).collect::<Vec<_>>(),
+            )
+            .field("actions", &self.uses_actions())
+            .field("reasoning_open", &self.reasoning_open)
+            .field("calls_in_reasoning", &self.calls_in_reasoning)
             .field("validator", &self.validator.is_some())
+            .field("tools", &self.tool_schemas.keys().collect::<Vec<_>>())
             .finish()
     }
 }
@@ -63,7 +84,14 @@ impl Default for Config {
             max_depth: 128,
             action_deltas: false,
             argument_deltas: false,
+            dialects: Vec::new(),
+            actions: None,
+            reasoning_open: false,
+            calls_in_reasoning: false,
+            defined: Vec::new(),
+            compiled: Arc::default(),
             validator: None,
+            tool_schemas: Default::default(),
         }
     }
 }
@@ -162,6 +190,150 @@ impl Config {
         self.argument_deltas
     }
 
+    /// Adds a model dialect (contract, section 7). A model dialect replaces
+    /// the default syntaxes (fences and call tags) unless
+    /// [`Config::actions`] turns them back on; several dialects combine.
+    ///
+    /// ```
+    /// use actionstream::{dialect::Dialect, Config};
+    /// let config = Config::default().dialect(Dialect::builtin("hermes").unwrap());
+    /// assert!(!config.uses_actions());
+    /// assert_eq!(config.dialect_names(), ["hermes"]);
+    /// ```
+    pub fn dialect(mut self, dialect: crate::dialect::Dialect) -> Self {
+        if !self.dialects.iter().any(|d| d.name == dialect.name) {
+            self.dialects.push(Arc::new(dialect));
+            self.compiled = Arc::default();
+        }
+        self
+    }
+
+    /// Chooses a dialect by name: `actions` (fences and call tags), a
+    /// built-in, or one a configuration file defined.
+    ///
+    /// # Errors
+    ///
+    /// An unknown name, with the names there are.
+    ///
+    /// ```
+    /// let config = actionstream::Config::default().dialect_named("mistral").unwrap();
+    /// assert_eq!(config.dialect_names(), ["mistral"]);
+    /// let err = actionstream::Config::default().dialect_named("qwen").unwrap_err();
+    /// assert!(err.to_string().contains("qwen3_coder"));
+    /// ```
+    pub fn dialect_named(self, name: &str) -> Result<Self, ConfigError> {
+        if name == "actions" {
+            return Ok(self.actions(true));
+        }
+        if let Some(d) = self.defined.iter().find(|d| d.name == name).cloned() {
+            return Ok(self.dialect(d));
+        }
+        match crate::dialect::Dialect::builtin(name) {
+            Some(d) => Ok(self.dialect(d)),
+            None => {
+                let mut known: Vec<&str> = vec!["actions"];
+                known.extend(crate::dialect::BUILTIN);
+                known.extend(self.defined.iter().map(|d| d.name.as_str()));
+                Err(ConfigError::Dialect {
+                    message: format!(
+                        "unknown dialect `{name}`; the dialects are {}",
+                        known.join(", ")
+                    ),
+                })
+            }
+        }
+    }
+
+    /// Whether the default syntaxes (the dialect `actions`: fences and call
+    /// tags) are read beside the model dialects. Without this setting they
+    /// are read only when no model dialect is chosen.
+    ///
+    /// ```
+    /// use actionstream::{dialect::Dialect, Config};
+    /// let config = Config::default().dialect(Dialect::builtin("hermes").unwrap()).actions(true);
+    /// assert!(config.uses_actions());
+    /// ```
+    pub fn actions(mut self, on: bool) -> Self {
+        self.actions = Some(on);
+        self
+    }
+
+    /// Whether fences and call tags are read (see [`Config::actions`]).
+    pub fn uses_actions(&self) -> bool {
+        self.actions.unwrap_or(self.dialects.is_empty())
+    }
+
+    /// The names of the model dialects chosen, in order.
+    pub fn dialect_names(&self) -> Vec<&str> {
+        self.dialects.iter().map(|d| d.name.as_str()).collect()
+    }
+
+    /// The response starts inside reasoning (a template that writes the
+    /// opening `<think>` into the prompt): all text up to the first closing
+    /// reasoning marker is reasoning.
+    ///
+    /// ```
+    /// use actionstream::{dialect::Dialect, Config, Event};
+    /// let config = Config::default()
+    ///     .dialect(Dialect::builtin("hermes").unwrap())
+    ///     .reasoning_open(true);
+    /// let events = actionstream::parse_str_with(config, "hmm</think>Hello");
+    /// assert_eq!(events, [Event::Reasoning("hmm".into()), Event::Narrative("Hello".into())]);
+    /// ```
+    pub fn reasoning_open(mut self, on: bool) -> Self {
+        self.reasoning_open = on;
+        self
+    }
+
+    /// Call markers inside reasoning open calls (by default they are
+    /// reasoning text).
+    ///
+    /// ```
+    /// let config = actionstream::Config::default().calls_in_reasoning(true);
+    /// assert!(config.get_calls_in_reasoning());
+    /// ```
+    pub fn calls_in_reasoning(mut self, on: bool) -> Self {
+        self.calls_in_reasoning = on;
+        self.compiled = Arc::default();
+        self
+    }
+
+    /// Whether [`Config::calls_in_reasoning`] is on.
+    pub fn get_calls_in_reasoning(&self) -> bool {
+        self.calls_in_reasoning
+    }
+
+    /// The markers the chosen dialects drop outside blocks: reasoning
+    /// markers, ignored markers, harmony's. For checks of invariant 2.
+    #[doc(hidden)]
+    pub fn outer_markers(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for d in &self.dialects {
+            for e in &d.reasoning {
+                out.push(e.open.clone());
+                out.push(e.close.clone());
+            }
+            out.extend(d.ignore.iter().cloned());
+            if d.harmony {
+                for m in [
+                    "<|end|>",
+                    "<|return|>",
+                    "<|call|>",
+                    "<|message|>",
+                    "<|constrain|>",
+                ] {
+                    out.push(m.to_owned());
+                }
+            }
+        }
+        out
+    }
+
+    /// Whether [`Config::reasoning_open`] is on.
+    pub fn get_reasoning_open(&self) -> bool {
+        self.reasoning_open
+    }
+
     /// Checks each action's arguments when its block closes.
     pub fn validator(mut self, validator: impl Validator + 'static) -> Self {
         self.validator = Some(Arc::new(validator));
@@ -201,6 +373,69 @@ impl Config {
     /// `std::process::Command::get_current_dir`, it takes a `get_` prefix.)
     pub fn get_strict(&self) -> bool {
         self.strict
+    }
+
+    /// The tool list of the request (`--tools`; read one with
+    /// [`dialect::tools::tool_schemas`](crate::dialect::tools::tool_schemas)
+    /// or [`dialect::tools::load`](crate::dialect::tools::load)): each
+    /// tool's parameters schema is its name's schema, as with `--schema`.
+    ///
+    /// The schemas type the raw-text parameter values of the dialects that
+    /// write them (`qwen3_coder`, `glm`, …), and validate each call when its
+    /// block closes: against the schema with the `schema` feature, for the
+    /// name and the `required` parameters without it. Names that are not
+    /// tools go to the validator set before (by [`Config::validator`], a
+    /// configuration file or `--schema`), or are unknown when there is
+    /// none; a validator set after replaces this validation (the schemas
+    /// still type values). Tools given again add to these, a name again
+    /// replacing its schema. A tool whose schema does not compile makes
+    /// each of its calls invalid with the compiler's message
+    /// ([`dialect::tools::load`](crate::dialect::tools::load) refuses such
+    /// a file at once).
+    ///
+    /// ```
+    /// use actionstream::{Config, Event};
+    /// use serde_json::json;
+    ///
+    /// let tools = vec![(
+    ///     "search".to_string(),
+    ///     json!({"type": "object", "required": ["query"], "properties": {"query": {"type": "string"}}}),
+    /// )];
+    /// let config = Config::default().tools(tools);
+    /// let events = actionstream::parse_str_with(
+    ///     config,
+    ///     r#"<tool_call>{"name": "search", "arguments": {"q": "rust"}}</tool_call>"#,
+    /// );
+    /// assert!(matches!(&events[1], Event::ActionInvalid(a)
+    ///     if a.errors[0].to_string() == "at query: required field missing"));
+    /// ```
+    pub fn tools(mut self, tools: Vec<(String, Value)>) -> Self {
+        let validator = crate::dialect::tools::ToolsValidator::new(&tools, self.validator.take());
+        self.validator = Some(Arc::new(validator));
+        let schemas = Arc::make_mut(&mut self.tool_schemas);
+        schemas.extend(tools);
+        self
+    }
+
+    /// The parameters schema of tool `name`, where [`Config::tools`] gave
+    /// one.
+    #[allow(dead_code)] // for the dialect engine
+    pub(crate) fn tool_schema(&self, name: &str) -> Option<&Value> {
+        self.tool_schemas.get(name)
+    }
+
+    /// The schema that types the raw-text values of a call of `name`: its
+    /// tool's, else the validator's (`--schema`, a configuration file).
+    #[allow(dead_code)] // for the dialect engine
+    pub(crate) fn call_schema(&self, name: &str) -> Option<std::borrow::Cow<'_, Value>> {
+        match self.tool_schema(name) {
+            Some(s) => Some(std::borrow::Cow::Borrowed(s)),
+            None => self
+                .validator
+                .as_ref()
+                .and_then(|v| v.schema(name))
+                .map(std::borrow::Cow::Owned),
+        }
     }
 }
 
@@ -242,6 +477,20 @@ pub struct ParserSettings {
     /// Allowed action types with their required fields: names with no
     /// schema are checked against it.
     pub types: Option<TypeList>,
+    /// Dialects chosen by name (`actions`, a built-in, or one defined in
+    /// `define_dialects` here or in an earlier layer).
+    pub dialects: Vec<String>,
+    /// A model id whose family chooses the dialects.
+    pub model: Option<String>,
+    /// Dialects defined, with the same fields as the built-ins.
+    pub define_dialects: Vec<crate::dialect::Dialect>,
+    /// The request's tools: each one's parameter schema types and checks
+    /// its calls.
+    pub tools: Vec<(String, Value)>,
+    /// The response starts inside reasoning.
+    pub reasoning_open: Option<bool>,
+    /// Call markers inside reasoning open calls.
+    pub calls_in_reasoning: Option<bool>,
 }
 
 impl ParserSettings {
@@ -280,6 +529,28 @@ impl ParserSettings {
             config = self.apply_schemas(config)?;
         } else if let Some(list) = &self.types {
             config = config.validator(list.clone());
+        }
+        for d in &self.define_dialects {
+            config.defined.retain(|k| k.name != d.name);
+            config.defined.push(d.clone());
+        }
+        let mut names: Vec<String> = self.dialects.clone();
+        if let Some(model) = &self.model {
+            let found = crate::dialect::family::dialects_for_model(model)
+                .map_err(|message| ConfigError::Dialect { message })?;
+            names.extend(found.iter().map(|d| (*d).to_owned()));
+        }
+        for name in names {
+            config = config.dialect_named(&name)?;
+        }
+        if !self.tools.is_empty() {
+            config = config.tools(self.tools.clone());
+        }
+        if let Some(on) = self.reasoning_open {
+            config = config.reasoning_open(on);
+        }
+        if let Some(on) = self.calls_in_reasoning {
+            config = config.calls_in_reasoning(on);
         }
         Ok(config)
     }

@@ -22,6 +22,11 @@
 //!   "strict": false,
 //!   "max_block_bytes": 1048576,
 //!   "max_depth": 128,
+//!   "dialects": ["actions", "my_model"],
+//!   "define_dialects": [{"name": "my_model", "reasoning": [{"open": "<reflect>", "close": "</reflect>"}],
+//!     "sections": [{"open": "<call>", "close": "</call>", "calls": [{"format": "json",
+//!       "name_keys": ["name"], "argument_keys": ["arguments"]}]}]}],
+//!   "reasoning_open": false,
 //!   "handlers": {"search": "builtin:jsonl"},
 //!   "file_root": "out",
 //!   "jsonl_path": "actions.jsonl",
@@ -107,6 +112,17 @@ pub struct ConfigFile {
     pub max_block_bytes: Option<usize>,
     /// The nesting limit.
     pub max_depth: Option<usize>,
+    /// Dialects chosen by name (`actions`, a built-in, or one defined in
+    /// `define_dialects`).
+    pub dialects: Vec<String>,
+    /// A model id whose family chooses the dialects.
+    pub model: Option<String>,
+    /// More dialects, with the same fields as the built-ins.
+    pub define_dialects: Vec<crate::dialect::Dialect>,
+    /// The response starts inside reasoning.
+    pub reasoning_open: Option<bool>,
+    /// Call markers inside reasoning open calls.
+    pub calls_in_reasoning: Option<bool>,
     /// Handler specs by action name (merged over `actions.handlers`).
     #[cfg(feature = "dispatch")]
     pub handlers: BTreeMap<String, String>,
@@ -173,6 +189,20 @@ pub enum ConfigError {
     Schema {
         /// The action.
         name: String,
+        /// Why.
+        message: String,
+    },
+    /// An unknown dialect, or a model id of no known family.
+    #[error("{message}")]
+    Dialect {
+        /// What is wrong, and what there is.
+        message: String,
+    },
+    /// The tool list file (`--tools`) is not a tool list.
+    #[error("{path} is not a valid tool list: {message}")]
+    Tools {
+        /// The file.
+        path: PathBuf,
         /// Why.
         message: String,
     },
@@ -284,6 +314,12 @@ impl ConfigFile {
                 Map::new()
             },
             types,
+            dialects: self.dialects.clone(),
+            model: self.model.clone(),
+            define_dialects: self.define_dialects.clone(),
+            tools: Vec::new(),
+            reasoning_open: self.reasoning_open,
+            calls_in_reasoning: self.calls_in_reasoning,
         }
     }
 

@@ -62,6 +62,9 @@ pub enum Syntax {
     Tag,
     /// A provider-native tool call carried outside the text (SSE input).
     Native,
+    /// A call written in a model dialect's own markers (`[TOOL_CALLS]`,
+    /// `<|python_tag|>`, …); the tag is the dialect's name.
+    Dialect,
 }
 
 impl Syntax {
@@ -71,6 +74,7 @@ impl Syntax {
             Syntax::Fence => "fence",
             Syntax::Tag => "tag",
             Syntax::Native => "native",
+            Syntax::Dialect => "dialect",
         }
     }
 }

@@ -40,6 +40,7 @@ pub mod artifacts;
 pub mod chunking;
 mod config;
 pub mod config_file;
+pub mod dialect;
 #[cfg(feature = "dispatch")]
 pub mod dispatch;
 mod event;

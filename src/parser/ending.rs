@@ -460,7 +460,7 @@ fn object_action(
 }
 
 /// Lines and columns of increasing offsets in one text, in one pass.
-struct LineWalk<'a> {
+pub(super) struct LineWalk<'a> {
     text: &'a str,
     pos: usize,
     line: usize,
@@ -469,7 +469,7 @@ struct LineWalk<'a> {
 }
 
 impl<'a> LineWalk<'a> {
-    fn new(text: &'a str) -> Self {
+    pub(super) fn new(text: &'a str) -> Self {
         LineWalk {
             text,
             pos: 0,
@@ -479,7 +479,7 @@ impl<'a> LineWalk<'a> {
     }
 
     /// Line and column (from 1) of byte `at`, which is not before the last.
-    fn to(&mut self, at: usize) -> (usize, usize) {
+    pub(super) fn to(&mut self, at: usize) -> (usize, usize) {
         let mut at = at.min(self.text.len()).max(self.pos);
         while !self.text.is_char_boundary(at) {
             at -= 1;

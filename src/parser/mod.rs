@@ -86,6 +86,7 @@ use crate::event::{
 use crate::utf8::Utf8Decoder;
 
 mod block;
+pub(crate) mod dialect;
 mod emit;
 mod ending;
 mod machine;
@@ -93,6 +94,7 @@ mod speculate;
 mod state;
 mod syntax;
 
+pub(crate) use dialect::compiled::Compiled;
 use emit::Emit;
 use ending::validate;
 use state::{Machine, Shared, State};
@@ -119,6 +121,9 @@ use syntax::Content;
 #[derive(Debug)]
 pub struct Parser {
     m: Machine,
+    /// The machine for model dialects, when any is chosen (it then reads
+    /// the text instead of `m`).
+    d: Option<Box<dialect::DialectMachine>>,
     utf8: Utf8Decoder,
     ids: u64,
     /// Internal id → public id, for actions started and not yet ended.
@@ -148,6 +153,10 @@ impl Parser {
 
     fn from_shared(shared: Arc<Shared>) -> Parser {
         Parser {
+            d: shared
+                .dialects
+                .clone()
+                .map(|c| Box::new(dialect::DialectMachine::new(shared.clone(), c))),
             m: Machine::new(shared, 0, 0),
             utf8: Utf8Decoder::new(),
             ids: 0,
@@ -173,8 +182,11 @@ impl Parser {
         if text.is_empty() {
             return;
         }
-        self.m
-            .push(text, &mut Emit::new(&mut self.ids, &mut self.scratch));
+        let mut emit = Emit::new(&mut self.ids, &mut self.scratch);
+        match &mut self.d {
+            Some(d) => d.push(text, &mut emit),
+            None => self.m.push(text, &mut emit),
+        }
         self.publish(out);
     }
 
@@ -193,12 +205,16 @@ impl Parser {
     pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
         let Parser {
             m,
+            d,
             utf8,
             ids,
             scratch,
             ..
         } = self;
-        utf8.decode(bytes, |text| m.push(text, &mut Emit::new(ids, scratch)));
+        utf8.decode(bytes, |text| match d {
+            Some(d) => d.push(text, &mut Emit::new(ids, scratch)),
+            None => m.push(text, &mut Emit::new(ids, scratch)),
+        });
         self.publish(out);
     }
 
@@ -206,13 +222,22 @@ impl Parser {
     pub fn finish(&mut self, out: &mut Vec<Event>) {
         let Parser {
             m,
+            d,
             utf8,
             ids,
             scratch,
             ..
         } = self;
-        utf8.finish(|text| m.push(text, &mut Emit::new(ids, scratch)));
-        m.finish(&mut Emit::new(ids, scratch));
+        match d {
+            Some(d) => {
+                utf8.finish(|text| d.push(text, &mut Emit::new(ids, scratch)));
+                d.finish(&mut Emit::new(ids, scratch));
+            }
+            None => {
+                utf8.finish(|text| m.push(text, &mut Emit::new(ids, scratch)));
+                m.finish(&mut Emit::new(ids, scratch));
+            }
+        }
         self.publish(out);
         // Ready for a new response; the count of replaced bytes stays.
         let utf8 = std::mem::take(&mut self.utf8);
@@ -232,6 +257,9 @@ impl Parser {
     /// undecided text, the block being read and its repaired JSON copy.
     /// Bounded by the block limit (contract 4.5), whatever the input.
     pub fn buffered(&self) -> usize {
+        if let Some(d) = &self.d {
+            return d.buffered();
+        }
         let mut held = 0;
         let mut machine = Some(&self.m);
         while let Some(m) = machine {

@@ -23,6 +23,8 @@ pub(super) struct Shared {
     pub closers: Vec<String>,
     /// Bytes that begin a tag name.
     pub tag_first: [u64; 4],
+    /// The model dialects, compiled, when any is chosen.
+    pub dialects: Option<Arc<super::dialect::compiled::Compiled>>,
 }
 
 impl Shared {
@@ -39,6 +41,17 @@ impl Shared {
                 }
                 t
             },
+            dialects: (!config.dialects.is_empty()).then(|| {
+                config
+                    .compiled
+                    .get_or_init(|| {
+                        Arc::new(super::dialect::compiled::Compiled::new(
+                            &config.dialects,
+                            config.calls_in_reasoning,
+                        ))
+                    })
+                    .clone()
+            }),
             cfg: config,
         }
     }
@@ -206,6 +219,11 @@ pub(super) fn held<'b>(first: &'b mut Option<FirstCloser>, emit: &'b mut Emit<'_
 }
 
 impl Machine {
+    /// Whether a block is being read.
+    pub fn in_block(&self) -> bool {
+        matches!(self.state, State::Block(_))
+    }
+
     pub fn new(shared: Arc<Shared>, base: usize, depth: usize) -> Self {
         Machine {
             shared,

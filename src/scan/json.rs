@@ -53,6 +53,8 @@ pub(crate) struct Slot {
     /// Where the values of `arguments`, `parameters` and `input` begin
     /// (offsets in the scanned text), for repair positions.
     args_at: Vec<(&'static str, usize)>,
+    /// Where the value of the first of those begins in the repaired copy.
+    args_out: Option<usize>,
     /// The value, built as it was scanned, once closed.
     value: Option<Value>,
     /// Where the value begins in the scanned text.
@@ -229,6 +231,8 @@ pub(crate) struct JsonScanner {
     build: Vec<Partial>,
     /// Where the number being read starts in `out`.
     num_start: usize,
+    /// The last [`Self::feed_value`] ended a top-level value.
+    just_done: bool,
 }
 
 /// Strict mode's word for a single-quoted key.
@@ -273,6 +277,7 @@ impl JsonScanner {
             end_at: None,
             build: Vec::new(),
             num_start: 0,
+            just_done: false,
         }
     }
 
@@ -354,6 +359,12 @@ impl JsonScanner {
         &self.out
     }
 
+    /// How much of the repaired copy is final: all of it but a comma that
+    /// a `]` or `}` may still show to be trailing (and blank).
+    pub fn settled(&self) -> usize {
+        self.comma.map_or(self.out.len(), |(at, _)| at)
+    }
+
     /// Bytes scanned so far.
     pub fn scanned(&self) -> usize {
         self.pos
@@ -391,13 +402,36 @@ impl JsonScanner {
 
     /// Scans `text`, the next piece of the block's JSON.
     pub fn feed(&mut self, text: &str) {
+        self.scan(text, false);
+    }
+
+    /// Scans `text` up to the end of the top-level value being read: returns
+    /// how many bytes that took when the value ended inside `text` (a
+    /// number ends only at the byte after it, which is then not consumed),
+    /// else `None`, having consumed all of `text`. For model dialects, whose
+    /// JSON stands between markers with nothing to close it but its end.
+    pub fn feed_value(&mut self, text: &str) -> Option<usize> {
+        let used = self.scan(text, true);
+        self.just_done.then_some(used)
+    }
+
+    /// The scanning loop: consumes `text`, or with `stop` only up to the
+    /// end of the first top-level value that ends in it. Returns the bytes
+    /// consumed.
+    fn scan(&mut self, text: &str, stop: bool) -> usize {
+        self.just_done = false;
         if self.error.is_some() {
             self.pos += text.len();
-            return;
+            return text.len();
         }
+        let values = self.values;
         let bytes = text.as_bytes();
         let mut i = 0;
         while i < bytes.len() {
+            if stop && self.values > values {
+                self.just_done = true;
+                break;
+            }
             let plain = match self.tok {
                 Tok::Str {
                     cap,
@@ -507,7 +541,15 @@ impl JsonScanner {
             }
             i += 1;
         }
-        self.pos += text.len();
+        if stop && self.values > values {
+            self.just_done = true;
+        }
+        if self.error.is_some() {
+            // Broken for good: the rest only counts.
+            i = text.len();
+        }
+        self.pos += i;
+        i
     }
 
     fn fail(&mut self, offset: usize, message: String) {
@@ -730,7 +772,11 @@ impl JsonScanner {
         ) = (key, top)
         {
             let at = self.pos + self.cursor;
+            let out_at = self.out.len();
             if let Some(s) = self.slots.get_mut(slot as usize) {
+                if s.args_at.is_empty() {
+                    s.args_out = Some(out_at);
+                }
                 s.args_at.push((k, at));
             }
         }
@@ -1135,6 +1181,12 @@ impl Slot {
         &self.args_at
     }
 
+    /// Where the value of its first arguments key begins in the repaired
+    /// copy ([`JsonScanner::repaired`]).
+    pub fn args_out(&self) -> Option<usize> {
+        self.args_out
+    }
+
     /// Takes out the value built as it was scanned (once closed).
     pub fn take_value(&mut self) -> Option<Value> {
         self.value.take()
@@ -1189,7 +1241,7 @@ fn escape_name(b: u8) -> String {
 }
 
 /// The character at `i` of `text`, for error messages.
-fn describe(text: &str, i: usize) -> String {
+pub(super) fn describe(text: &str, i: usize) -> String {
     match text.get(i..).and_then(|t| t.chars().next()) {
         Some(c) if c.is_control() => format!("{:?}", c),
         Some(c) => format!("`{c}`"),

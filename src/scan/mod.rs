@@ -4,6 +4,8 @@
 pub(crate) mod fence;
 pub(crate) mod json;
 pub(crate) mod line;
+pub(crate) mod markers;
 pub(crate) mod naming;
+pub(crate) mod python;
 pub(crate) mod python_str;
 pub(crate) mod tag;

@@ -54,6 +54,25 @@ pub struct ParseOptions {
     /// action's JSON as it arrives.
     #[arg(long)]
     pub deltas: bool,
+    /// A dialect to read (repeatable; several combine): `actions` (fences
+    /// and call tags, the default) or a model's own format (`hermes`,
+    /// `qwen3_coder`, `mistral`, `gpt_oss`, …).
+    #[arg(long = "dialect", value_name = "NAME")]
+    pub dialects: Vec<String>,
+    /// Choose the dialects by the model id's family
+    /// (`Qwen/Qwen3-Coder-30B-A3B-Instruct` → `qwen3_coder`).
+    #[arg(long, value_name = "ID")]
+    pub model: Option<String>,
+    /// The request's tool list (OpenAI or Anthropic style): each tool's
+    /// parameter schema types raw values and checks its calls.
+    #[arg(long, value_name = "FILE")]
+    pub tools: Option<PathBuf>,
+    /// The response starts inside reasoning (the template wrote `<think>`).
+    #[arg(long)]
+    pub reasoning_open: bool,
+    /// Call markers inside reasoning open calls.
+    #[arg(long)]
+    pub calls_in_reasoning: bool,
     /// Wait MS milliseconds after each push: replays a recorded response at
     /// a model's pace.
     #[arg(long, value_name = "MS")]
@@ -123,6 +142,16 @@ impl ParseOptions {
             max_block_bytes: self.max_block_bytes,
             action_deltas: self.deltas.then_some(true),
             schemas,
+            dialects: self.dialects.clone(),
+            model: self.model.clone(),
+            tools: match &self.tools {
+                Some(path) => {
+                    actionstream::dialect::tools::load(path).map_err(|e| e.to_string())?
+                }
+                None => Vec::new(),
+            },
+            reasoning_open: self.reasoning_open.then_some(true),
+            calls_in_reasoning: self.calls_in_reasoning.then_some(true),
             ..ParserSettings::default()
         })
     }

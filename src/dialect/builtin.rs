@@ -1,0 +1,379 @@
+//! The seventeen built-in dialects of the contract's section 7, markers
+//! exact. Where a model's real output differs from the contract's table,
+//! the difference is noted beside the dialect (and in `tests/data/dialects`).
+
+use super::{Calls, Dialect, Enclosure, KeyEnd, Section, ValueKind};
+
+/// The names of the built-in dialects, in the contract's order.
+pub const BUILTIN: [&str; 17] = [
+    "hermes",
+    "qwen3_coder",
+    "seed_oss",
+    "glm",
+    "minimax_m2",
+    "mistral",
+    "llama3",
+    "pythonic",
+    "deepseek_v3",
+    "deepseek_v31",
+    "deepseek_v32",
+    "kimi_k2",
+    "gpt_oss",
+    "cohere",
+    "granite",
+    "jamba",
+    "phi4_mini",
+];
+
+fn s(x: &str) -> String {
+    x.to_owned()
+}
+
+fn strings(xs: &[&str]) -> Vec<String> {
+    xs.iter().map(|x| s(x)).collect()
+}
+
+fn think() -> Vec<Enclosure> {
+    vec![enclose("<think>", "</think>")]
+}
+
+fn enclose(open: &str, close: &str) -> Enclosure {
+    Enclosure {
+        open: s(open),
+        close: s(close),
+    }
+}
+
+fn section(open: &str, close: Option<&str>, calls: Vec<Calls>) -> Section {
+    Section {
+        open: s(open),
+        close: close.map(s),
+        calls,
+        trailer: Vec::new(),
+    }
+}
+
+/// `{"name": N, "arguments": {…}}` (or `"parameters"`).
+fn json_calls() -> Calls {
+    Calls::Json {
+        name_keys: strings(&["name"]),
+        argument_keys: strings(&["arguments", "parameters"]),
+        id_key: None,
+        joiner: None,
+    }
+}
+
+/// `<function=N><parameter=K>V</parameter>…</function>`.
+fn qwen_params() -> Calls {
+    Calls::Params {
+        call: s("<function="),
+        name_end: strings(&[">"]),
+        key: s("<parameter="),
+        key_end: vec![key_end(">", ValueKind::Typed)],
+        value: None,
+        value_end: s("</parameter>"),
+        end: Some(s("</function>")),
+        trim_line_endings: true,
+    }
+}
+
+fn key_end(marker: &str, value: ValueKind) -> KeyEnd {
+    KeyEnd {
+        marker: s(marker),
+        value,
+    }
+}
+
+fn dialect(name: &str) -> Dialect {
+    Dialect {
+        name: s(name),
+        reasoning: Vec::new(),
+        ignore: Vec::new(),
+        sections: Vec::new(),
+        first: Vec::new(),
+        harmony: false,
+    }
+}
+
+/// The built-in dialect `name`.
+pub(super) fn builtin(name: &str) -> Option<Dialect> {
+    let mut d = dialect(name);
+    match name {
+        "hermes" => {
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<tool_call>",
+                Some("</tool_call>"),
+                vec![json_calls()],
+            )];
+        }
+        "qwen3_coder" => {
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<tool_call>",
+                Some("</tool_call>"),
+                vec![json_calls(), qwen_params()],
+            )];
+        }
+        "seed_oss" => {
+            d.reasoning = vec![enclose("<seed:think>", "</seed:think>")];
+            d.sections = vec![section(
+                "<seed:tool_call>",
+                Some("</seed:tool_call>"),
+                vec![qwen_params()],
+            )];
+        }
+        "glm" => {
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<tool_call>",
+                Some("</tool_call>"),
+                vec![Calls::Params {
+                    call: String::new(),
+                    name_end: Vec::new(),
+                    key: s("<arg_key>"),
+                    key_end: vec![key_end("</arg_key>", ValueKind::Typed)],
+                    value: Some(s("<arg_value>")),
+                    value_end: s("</arg_value>"),
+                    end: None,
+                    trim_line_endings: false,
+                }],
+            )];
+        }
+        "minimax_m2" => {
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<minimax:tool_call>",
+                Some("</minimax:tool_call>"),
+                vec![Calls::Params {
+                    call: s("<invoke name=\""),
+                    name_end: strings(&["\">"]),
+                    key: s("<parameter name=\""),
+                    key_end: vec![key_end("\">", ValueKind::Typed)],
+                    value: None,
+                    value_end: s("</parameter>"),
+                    end: Some(s("</invoke>")),
+                    trim_line_endings: false,
+                }],
+            )];
+        }
+        "mistral" => {
+            // Magistral 1.0 wrote `<think>`; later models `[THINK]`.
+            d.reasoning = vec![
+                enclose("[THINK]", "[/THINK]"),
+                enclose("<think>", "</think>"),
+            ];
+            // Up to v10 a JSON list; from v11 `N[ARGS]{…}` per marker. vLLM
+            // restores `[TOOL_CALLS]` but drops `[ARGS]` (a control token)
+            // when it detokenizes, so the name may be followed by `{` at once.
+            d.sections = vec![section(
+                "[TOOL_CALLS]",
+                None,
+                vec![
+                    json_calls(),
+                    Calls::Named {
+                        call: String::new(),
+                        name_prefix: None,
+                        id: Some(s("[CALL_ID]")),
+                        args: s("[ARGS]"),
+                        args_optional: true,
+                        args_end: None,
+                        end: None,
+                        indexed_name: false,
+                    },
+                ],
+            )];
+        }
+        "llama3" => {
+            let json = Calls::Json {
+                name_keys: strings(&["name"]),
+                argument_keys: strings(&["parameters", "arguments"]),
+                id_key: None,
+                joiner: Some(s(";")),
+            };
+            let mut tag = section(
+                "<|python_tag|>",
+                None,
+                vec![json.clone(), Calls::Python { list: false }],
+            );
+            tag.trailer = strings(&["<|eom_id|>", "<|eot_id|>"]);
+            d.sections = vec![tag];
+            d.first = vec![json];
+            d.ignore = strings(&["<|eot_id|>", "<|eom_id|>"]);
+        }
+        "pythonic" => {
+            // Olmo 3 Think writes `<think>`.
+            d.reasoning = think();
+            let list = Calls::Python { list: true };
+            let lines = Calls::Python { list: false };
+            d.sections = vec![
+                section(
+                    "<|python_start|>",
+                    Some("<|python_end|>"),
+                    vec![list.clone()],
+                ),
+                section(
+                    "<|tool_call_start|>",
+                    Some("<|tool_call_end|>"),
+                    vec![list.clone()],
+                ),
+                section(
+                    "<function_calls>",
+                    Some("</function_calls>"),
+                    vec![list.clone(), lines],
+                ),
+            ];
+            d.first = vec![list];
+        }
+        "deepseek_v3" => {
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<｜tool▁calls▁begin｜>",
+                Some("<｜tool▁calls▁end｜>"),
+                vec![Calls::Named {
+                    call: s("<｜tool▁call▁begin｜>"),
+                    name_prefix: Some(s("function<｜tool▁sep｜>")),
+                    id: None,
+                    args: s("```json"),
+                    args_optional: false,
+                    args_end: Some(s("```")),
+                    end: Some(s("<｜tool▁call▁end｜>")),
+                    indexed_name: false,
+                }],
+            )];
+        }
+        "deepseek_v31" => {
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<｜tool▁calls▁begin｜>",
+                Some("<｜tool▁calls▁end｜>"),
+                vec![Calls::Named {
+                    call: s("<｜tool▁call▁begin｜>"),
+                    name_prefix: None,
+                    id: None,
+                    args: s("<｜tool▁sep｜>"),
+                    args_optional: false,
+                    args_end: None,
+                    end: Some(s("<｜tool▁call▁end｜>")),
+                    indexed_name: false,
+                }],
+            )];
+        }
+        "deepseek_v32" => {
+            d.reasoning = think();
+            let params = Calls::Params {
+                call: s("<｜DSML｜invoke name=\""),
+                name_end: strings(&["\">"]),
+                key: s("<｜DSML｜parameter name=\""),
+                key_end: vec![
+                    key_end("\" string=\"true\">", ValueKind::String),
+                    key_end("\" string=\"false\">", ValueKind::Json),
+                    key_end("\">", ValueKind::Typed),
+                ],
+                value: None,
+                value_end: s("</｜DSML｜parameter>"),
+                end: Some(s("</｜DSML｜invoke>")),
+                trim_line_endings: false,
+            };
+            d.sections = vec![
+                section(
+                    "<｜DSML｜function_calls>",
+                    Some("</｜DSML｜function_calls>"),
+                    vec![params.clone()],
+                ),
+                section(
+                    "<｜DSML｜tool_calls>",
+                    Some("</｜DSML｜tool_calls>"),
+                    vec![params],
+                ),
+            ];
+        }
+        "kimi_k2" => {
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<|tool_calls_section_begin|>",
+                Some("<|tool_calls_section_end|>"),
+                vec![Calls::Named {
+                    call: s("<|tool_call_begin|>"),
+                    name_prefix: None,
+                    id: None,
+                    args: s("<|tool_call_argument_begin|>"),
+                    args_optional: false,
+                    args_end: None,
+                    end: Some(s("<|tool_call_end|>")),
+                    indexed_name: true,
+                }],
+            )];
+        }
+        "gpt_oss" => d.harmony = true,
+        "cohere" => {
+            d.reasoning = vec![enclose("<|START_THINKING|>", "<|END_THINKING|>")];
+            d.ignore = strings(&[
+                "<|START_RESPONSE|>",
+                "<|END_RESPONSE|>",
+                "<|START_TEXT|>",
+                "<|END_TEXT|>",
+            ]);
+            d.sections = vec![section(
+                "<|START_ACTION|>",
+                Some("<|END_ACTION|>"),
+                vec![Calls::Json {
+                    name_keys: strings(&["tool_name"]),
+                    argument_keys: strings(&["parameters"]),
+                    id_key: Some(s("tool_call_id")),
+                    joiner: None,
+                }],
+            )];
+        }
+        "granite" => {
+            d.reasoning = think();
+            d.ignore = strings(&["<response>", "</response>"]);
+            d.sections = vec![
+                section("<|tool_call|>", None, vec![json_calls()]),
+                section("<tool_call>", None, vec![json_calls()]),
+            ];
+        }
+        "jamba" => {
+            d.sections = vec![section(
+                "<tool_calls>",
+                Some("</tool_calls>"),
+                vec![json_calls()],
+            )];
+        }
+        "phi4_mini" => {
+            d.sections = vec![
+                section("<|tool_call|>", Some("<|/tool_call|>"), vec![json_calls()]),
+                section("functools", None, vec![json_calls()]),
+            ];
+        }
+        _ => return None,
+    }
+    Some(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_builtin_is_defined_and_named() {
+        for name in BUILTIN {
+            let d = builtin(name).unwrap_or_else(|| panic!("{name} is not defined"));
+            assert_eq!(d.name, name);
+            assert!(
+                d.harmony || !d.sections.is_empty(),
+                "{name} has no way to write a call"
+            );
+        }
+    }
+
+    #[test]
+    fn descriptors_round_trip_through_serde() {
+        for name in BUILTIN {
+            let d = builtin(name).unwrap();
+            let json = serde_json::to_value(&d).unwrap();
+            let back: Dialect = serde_json::from_value(json).unwrap();
+            assert_eq!(back, d);
+        }
+    }
+}

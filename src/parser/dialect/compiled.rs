@@ -1,0 +1,421 @@
+//! The chosen dialects compiled for reading: one marker set per context the
+//! engine reads in, each marker with the role it plays there. Built once per
+//! configuration and shared by every parser made from it.
+
+use std::sync::Arc;
+
+use crate::dialect::{Calls, Dialect, KeyEnd};
+use crate::scan::markers::MarkerSet;
+
+/// What a marker found in narrative does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Outer {
+    /// Opens reasoning enclosure `i`.
+    Reason(usize),
+    /// Opens section `i`.
+    Section(usize),
+    /// Stands outside blocks, in no event.
+    Ignore,
+    /// Begins a harmony message header (`<|start|>`, `<|channel|>`).
+    Header,
+}
+
+/// What a marker found in reasoning does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Inner {
+    /// Closes the reasoning.
+    Close,
+    /// Opens section `i` (with `calls_in_reasoning`).
+    Section(usize),
+    /// Begins a harmony message header: the reasoning ends.
+    Header,
+}
+
+/// A set of markers and the role of each.
+#[derive(Debug)]
+pub(super) struct Roles<R> {
+    pub set: MarkerSet,
+    pub roles: Vec<R>,
+}
+
+impl<R: Copy> Roles<R> {
+    fn new(pairs: Vec<(String, R)>) -> Self {
+        let (markers, roles): (Vec<String>, Vec<R>) = pairs.into_iter().unzip();
+        Roles {
+            set: MarkerSet::new(&markers),
+            roles,
+        }
+    }
+}
+
+/// A call form, compiled.
+#[derive(Debug)]
+// The forms are built once per configuration and few: their sizes do not
+// matter.
+#[allow(clippy::large_enum_variant)]
+pub(super) enum Form {
+    Json {
+        name_keys: Arc<[String]>,
+        argument_keys: Vec<String>,
+        id_key: Option<String>,
+        joiner: Option<String>,
+    },
+    Named {
+        call: String,
+        name_prefix: Option<String>,
+        indexed_name: bool,
+        /// Markers that end the name: `args`, `id`, and `{` when `args` is
+        /// optional ([`NameEnd`] says which).
+        name_end: Roles<NameEnd>,
+        /// `args` after an id.
+        after_id: MarkerSet,
+        args_end: Option<MarkerSet>,
+        end: Option<MarkerSet>,
+    },
+    Params {
+        call: String,
+        /// What ends the name.
+        name: Roles<ParamMark>,
+        /// What may come between parameters.
+        params: Roles<ParamMark>,
+        key_end: Roles<usize>,
+        key_ends: Vec<KeyEnd>,
+        value: Option<MarkerSet>,
+        value_end: MarkerSet,
+        trim: bool,
+    },
+    Python {
+        list: bool,
+    },
+    /// A harmony call: the message content is the arguments.
+    Harmony,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum NameEnd {
+    Args,
+    Id,
+    Brace,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum ParamMark {
+    NameEnd,
+    Key,
+    End,
+    Close,
+}
+
+/// A section, compiled.
+#[derive(Debug)]
+pub(super) struct SectionC {
+    pub dialect: usize,
+    pub open: String,
+    pub close: Option<String>,
+    /// Between calls: the call marker of each form that has one, and the
+    /// closer. Roles: `Some(form)` a call marker, `None` the closer.
+    pub between: Roles<Option<usize>>,
+    /// The closer alone (for the rest of an oversize section).
+    pub close_set: Option<MarkerSet>,
+    pub forms: Vec<Form>,
+    pub trailer: Option<MarkerSet>,
+}
+
+impl SectionC {
+    /// The form the first content byte `b` chooses.
+    pub fn choose(&self, b: u8) -> Option<usize> {
+        self.forms.iter().position(|f| match f {
+            Form::Json { .. } => b == b'{' || b == b'[',
+            Form::Python { list: true } => b == b'[',
+            Form::Named { call, .. } | Form::Params { call, .. } => match call.as_bytes().first() {
+                Some(&c) => c == b,
+                None => !b.is_ascii_whitespace() && b != b'{' && b != b'[' && b != b'<',
+            },
+            Form::Python { list: false } => b.is_ascii_alphabetic() || b == b'_',
+            Form::Harmony => false,
+        })
+    }
+}
+
+/// Everything the engine needs, per configuration.
+#[derive(Debug)]
+pub(crate) struct Compiled {
+    pub(super) dialects: Vec<Arc<Dialect>>,
+    pub(super) outer: Roles<Outer>,
+    pub(super) enclosures: Vec<Roles<Inner>>,
+    /// Closes any reasoning: for a response that starts inside it.
+    pub(super) any_close: Roles<Inner>,
+    pub(super) sections: Vec<SectionC>,
+    /// `(section, form)` read when the response starts with `{`.
+    pub(super) first_json: Option<usize>,
+    /// The same for `[`.
+    pub(super) first_list: Option<usize>,
+    /// Harmony: the header markers, and the section of its calls.
+    pub(super) harmony: Option<Harmony>,
+}
+
+#[derive(Debug)]
+pub(super) struct Harmony {
+    pub header: Roles<HeaderMark>,
+    pub section: usize,
+    /// Reasoning in the analysis channel ends at these.
+    pub analysis: usize,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum HeaderMark {
+    Channel,
+    Constrain,
+    Message,
+    /// A marker that ends a message cut short: the header is dropped.
+    Stop,
+}
+
+fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
+    match calls {
+        Calls::Json {
+            name_keys,
+            argument_keys,
+            id_key,
+            joiner,
+        } => Form::Json {
+            name_keys: name_keys.clone().into(),
+            argument_keys: argument_keys.clone(),
+            id_key: id_key.clone(),
+            joiner: joiner.clone(),
+        },
+        Calls::Named {
+            call,
+            name_prefix,
+            id,
+            args,
+            args_optional,
+            args_end,
+            end,
+            indexed_name,
+        } => {
+            let mut name_end = vec![(args.clone(), NameEnd::Args)];
+            if let Some(id) = id {
+                name_end.push((id.clone(), NameEnd::Id));
+            }
+            if *args_optional {
+                name_end.push(("{".to_owned(), NameEnd::Brace));
+            }
+            Form::Named {
+                call: call.clone(),
+                name_prefix: name_prefix.clone(),
+                indexed_name: *indexed_name,
+                name_end: Roles::new(name_end),
+                after_id: MarkerSet::new(&[args.as_str()]),
+                args_end: args_end.as_ref().map(|m| MarkerSet::new(&[m.as_str()])),
+                end: end.as_ref().map(|m| MarkerSet::new(&[m.as_str()])),
+            }
+        }
+        Calls::Params {
+            call,
+            name_end,
+            key,
+            key_end,
+            value,
+            value_end,
+            end,
+            trim_line_endings,
+        } => {
+            let mut tail = vec![(key.clone(), ParamMark::Key)];
+            if let Some(e) = end {
+                tail.push((e.clone(), ParamMark::End));
+            }
+            if let Some(c) = sec_close {
+                tail.push((c.to_owned(), ParamMark::Close));
+            }
+            let mut name: Vec<(String, ParamMark)> = name_end
+                .iter()
+                .map(|m| (m.clone(), ParamMark::NameEnd))
+                .collect();
+            name.extend(tail.iter().cloned());
+            Form::Params {
+                call: call.clone(),
+                name: Roles::new(name),
+                params: Roles::new(tail),
+                key_end: Roles::new(
+                    key_end
+                        .iter()
+                        .enumerate()
+                        .map(|(i, k)| (k.marker.clone(), i))
+                        .collect(),
+                ),
+                key_ends: key_end.clone(),
+                value: value.as_ref().map(|m| MarkerSet::new(&[m.as_str()])),
+                value_end: MarkerSet::new(&[value_end.as_str()]),
+                trim: *trim_line_endings,
+            }
+        }
+        Calls::Python { list } => Form::Python { list: *list },
+    }
+}
+
+fn section(
+    dialect: usize,
+    open: &str,
+    close: Option<&str>,
+    calls: &[Calls],
+    trailer: &[String],
+) -> SectionC {
+    let forms: Vec<Form> = calls.iter().map(|c| form(c, close)).collect();
+    let mut pairs: Vec<(String, Option<usize>)> = forms
+        .iter()
+        .enumerate()
+        .filter_map(|(i, f)| match f {
+            Form::Named { call, .. } | Form::Params { call, .. } if !call.is_empty() => {
+                Some((call.clone(), Some(i)))
+            }
+            _ => None,
+        })
+        .collect();
+    if let Some(c) = close {
+        pairs.push((c.to_owned(), None));
+    }
+    let between = Roles::new(pairs);
+    SectionC {
+        dialect,
+        open: open.to_owned(),
+        close: close.map(str::to_owned),
+        between,
+        close_set: close.map(|c| MarkerSet::new(&[c])),
+        forms,
+        trailer: (!trailer.is_empty()).then(|| MarkerSet::new(trailer)),
+    }
+}
+
+const HARMONY_ENDS: [&str; 3] = ["<|end|>", "<|return|>", "<|call|>"];
+const HARMONY_HEADERS: [&str; 2] = ["<|start|>", "<|channel|>"];
+
+impl Compiled {
+    pub(in crate::parser) fn new(dialects: &[Arc<Dialect>], calls_in_reasoning: bool) -> Compiled {
+        let mut outer: Vec<(String, Outer)> = Vec::new();
+        let mut enclosures_raw: Vec<(usize, String)> = Vec::new();
+        let mut sections = Vec::new();
+        let mut first_json = None;
+        let mut first_list = None;
+        let mut harmony_dialect = None;
+        for (di, d) in dialects.iter().enumerate() {
+            for e in &d.reasoning {
+                outer.push((e.open.clone(), Outer::Reason(enclosures_raw.len())));
+                enclosures_raw.push((di, e.close.clone()));
+            }
+            for s in &d.sections {
+                outer.push((s.open.clone(), Outer::Section(sections.len())));
+                sections.push(section(
+                    di,
+                    &s.open,
+                    s.close.as_deref(),
+                    &s.calls,
+                    &s.trailer,
+                ));
+            }
+            for m in &d.ignore {
+                outer.push((m.clone(), Outer::Ignore));
+            }
+            for c in &d.first {
+                let idx = sections.len();
+                let sec = section(di, "", None, std::slice::from_ref(c), &[]);
+                let slot = match c {
+                    Calls::Python { .. } => &mut first_list,
+                    _ => &mut first_json,
+                };
+                if slot.is_none() {
+                    *slot = Some(idx);
+                    sections.push(sec);
+                }
+            }
+            if d.harmony && harmony_dialect.is_none() {
+                harmony_dialect = Some(di);
+                for m in HARMONY_HEADERS {
+                    outer.push((m.to_owned(), Outer::Header));
+                }
+                for m in HARMONY_ENDS
+                    .iter()
+                    .chain(["<|message|>", "<|constrain|>"].iter())
+                {
+                    outer.push(((*m).to_owned(), Outer::Ignore));
+                }
+            }
+        }
+        // A marker shared by two dialects plays the role of the first.
+        let mut seen = std::collections::HashSet::new();
+        outer.retain(|(m, _)| seen.insert(m.clone()));
+        let section_opens: Vec<(String, Inner)> = if calls_in_reasoning {
+            sections
+                .iter()
+                .enumerate()
+                .filter(|(_, s)| !s.open.is_empty())
+                .map(|(i, s)| (s.open.clone(), Inner::Section(i)))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        let reasoning_set = |closes: Vec<String>, headers: bool| {
+            let mut pairs: Vec<(String, Inner)> =
+                closes.into_iter().map(|c| (c, Inner::Close)).collect();
+            if headers {
+                pairs.extend(
+                    HARMONY_HEADERS
+                        .iter()
+                        .map(|m| ((*m).to_owned(), Inner::Header)),
+                );
+            }
+            pairs.extend(section_opens.iter().cloned());
+            let mut seen = std::collections::HashSet::new();
+            pairs.retain(|(m, _)| seen.insert(m.clone()));
+            Roles::new(pairs)
+        };
+        let mut enclosures: Vec<Roles<Inner>> = enclosures_raw
+            .iter()
+            .map(|(_, c)| reasoning_set(vec![c.clone()], false))
+            .collect();
+        let mut all_closes: Vec<String> = enclosures_raw.iter().map(|(_, c)| c.clone()).collect();
+        let harmony = harmony_dialect.map(|di| {
+            let analysis = enclosures.len();
+            enclosures.push(reasoning_set(
+                HARMONY_ENDS.iter().map(|m| (*m).to_owned()).collect(),
+                true,
+            ));
+            all_closes.extend(HARMONY_ENDS.iter().map(|m| (*m).to_owned()));
+            let idx = sections.len();
+            // A call message ends at `<|call|>`.
+            let mut sec = section(di, "", Some("<|call|>"), &[], &[]);
+            sec.forms.push(Form::Harmony);
+            sections.push(sec);
+            Harmony {
+                header: Roles::new(vec![
+                    ("<|channel|>".to_owned(), HeaderMark::Channel),
+                    ("<|constrain|>".to_owned(), HeaderMark::Constrain),
+                    ("<|message|>".to_owned(), HeaderMark::Message),
+                    ("<|start|>".to_owned(), HeaderMark::Stop),
+                    ("<|end|>".to_owned(), HeaderMark::Stop),
+                ]),
+                section: idx,
+                analysis,
+            }
+        });
+        let any_close = reasoning_set(all_closes, harmony.is_some());
+        Compiled {
+            dialects: dialects.to_vec(),
+            outer: Roles::new(outer),
+            enclosures,
+            any_close,
+            sections,
+            first_json,
+            first_list,
+            harmony,
+        }
+    }
+
+    /// The tag of actions from section `i`: its dialect's name.
+    pub fn tag(&self, section: usize) -> &str {
+        self.sections
+            .get(section)
+            .and_then(|s| self.dialects.get(s.dialect))
+            .map_or("", |d| d.name.as_str())
+    }
+}

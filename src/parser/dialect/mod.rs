@@ -1,0 +1,522 @@
+//! The dialect engine: one machine for every model dialect (contract,
+//! section 7), driven by the compiled descriptors.
+//!
+//! # Design
+//!
+//! The machine keeps the same buffer discipline as the main one (`buf`,
+//! `base`, `start`, `pos`, all absolute offsets; see the parser's module
+//! docs). In each state it searches for the markers that matter there with
+//! one [`MarkerSet`](crate::scan::markers::MarkerSet), whose search state
+//! ([`MarkerState`]) is kept between pushes, so no byte is looked at twice
+//! and what is held back is exactly the longest marker prefix at the end.
+//!
+//! ```text
+//!            {/[ first            section opener              reasoning opener
+//!   Start ─────────────► Section ◄──────────── Text ─────────────────► Reasoning
+//!     │  other byte          │ block ends        ▲ ▲    closer              │
+//!     └──────────────────────┼──────────────────►┘ └────────────────────────┘
+//!                            └─► back to Text (or to Reasoning it opened in)
+//!   Text ── <|start|> / <|channel|> ──► Header ── <|message|> ──► Text,
+//!                                                  Reasoning (analysis) or Section (a call)
+//! ```
+//!
+//! A section is one block: its raw and span run from its opener through its
+//! closer, and the calls in it end together when it closes (`section.rs`).
+//!
+//! # Advice for hackers
+//!
+//! - A new dialect that fits the [`Calls`](crate::dialect::Calls) forms is
+//!   data only (`dialect/builtin.rs`).
+//! - A new form: a variant in `Calls`, its compiled [`compiled::Form`], the
+//!   byte that chooses it (`SectionC::choose`), its reading states in
+//!   `section.rs` (`Read`) and what it becomes at the end of input
+//!   (`Sec::at_eof`).
+//! - A new state here: its arm in `run`, in `flush` (what it may hold back)
+//!   and in `finish`.
+
+use std::sync::Arc;
+
+use super::emit::Emit;
+use super::state::{Flow, Machine, Shared};
+use crate::event::Event;
+use crate::scan::markers::MarkerState;
+
+pub(crate) mod compiled;
+mod section;
+
+use compiled::{Compiled, HeaderMark, Inner, Outer, Roles};
+use section::Sec;
+
+/// Where the dialect machine is.
+#[derive(Debug)]
+enum DState {
+    /// Nothing but white space so far: a `first` call may begin.
+    Start,
+    /// Narrative.
+    Text,
+    /// Reasoning, closed by the markers of enclosure `i` (`None`: any).
+    Reasoning(Option<usize>),
+    /// A harmony header from `from`.
+    Header { from: usize },
+    /// A call section.
+    Section(Box<Sec>),
+    /// The rest of an oversize section, up to its closer: narrative.
+    Skip { section: usize },
+    /// Out of the state while a step works on it.
+    Detached,
+}
+
+/// The machine for model dialects.
+#[derive(Debug)]
+pub(super) struct DialectMachine {
+    shared: Arc<Shared>,
+    c: Arc<Compiled>,
+    buf: String,
+    base: usize,
+    start: usize,
+    pos: usize,
+    state: DState,
+    ms: MarkerState,
+    /// With the dialect `actions` chosen too: the main machine, which reads
+    /// this machine's narrative for fences and call tags.
+    inner: Option<Box<Machine>>,
+    /// Bytes given to `inner` so far (its offsets count only those).
+    fed: usize,
+}
+
+impl DialectMachine {
+    pub fn new(shared: Arc<Shared>, c: Arc<Compiled>) -> Self {
+        let (state, ms) = if shared.cfg.reasoning_open {
+            (DState::Reasoning(None), c.any_close.set.begin())
+        } else {
+            (DState::Start, c.outer.set.begin())
+        };
+        DialectMachine {
+            shared: shared.clone(),
+            c,
+            buf: String::new(),
+            base: 0,
+            start: 0,
+            pos: 0,
+            state,
+            ms,
+            inner: shared
+                .cfg
+                .uses_actions()
+                .then(|| Box::new(Machine::new(shared.clone(), 0, 0))),
+            fed: 0,
+        }
+    }
+
+    fn end(&self) -> usize {
+        self.base + self.buf.len()
+    }
+
+    fn text(&self, from: usize, to: usize) -> &str {
+        &self.buf[from - self.base..to - self.base]
+    }
+
+    /// Bytes held: undecided text and the block being read.
+    pub fn buffered(&self) -> usize {
+        self.end() - self.start
+    }
+
+    pub fn push(&mut self, text: &str, emit: &mut Emit<'_>) {
+        self.buf.push_str(text);
+        self.run(emit);
+    }
+
+    fn run(&mut self, emit: &mut Emit<'_>) {
+        loop {
+            let flow = match self.state {
+                DState::Start => self.at_start(emit),
+                DState::Text => self.narrative(emit),
+                DState::Reasoning(enc) => self.reasoning(enc, emit),
+                DState::Header { from } => self.header(from, emit),
+                DState::Section(_) => self.section(emit),
+                DState::Skip { section } => self.skip(section, emit),
+                DState::Detached => Flow::Go,
+            };
+            if let Flow::Wait = flow {
+                break;
+            }
+        }
+        self.flush(emit);
+    }
+
+    /// Gives out what can no longer begin a marker, and compacts.
+    fn flush(&mut self, emit: &mut Emit<'_>) {
+        let c = self.c.clone();
+        match &self.state {
+            DState::Text | DState::Skip { .. } => {
+                let set = match self.state {
+                    DState::Skip { section } => c.sections[section].close_set.as_ref(),
+                    _ => Some(&c.outer.set),
+                };
+                let held = set.map_or(0, |s| s.held(&self.ms));
+                self.narrative_to(self.pos - held, emit);
+            }
+            DState::Reasoning(enc) => {
+                let roles = self.reason_roles(*enc);
+                let held = roles.set.held(&self.ms);
+                self.reasoning_to(self.pos - held, emit);
+            }
+            _ => {}
+        }
+        let dead = self.start - self.base;
+        if dead > 0 && dead >= self.buf.len() / 2 {
+            self.buf.drain(..dead);
+            self.base = self.start;
+        }
+    }
+
+    fn narrative_to(&mut self, to: usize, emit: &mut Emit<'_>) {
+        if to <= self.start {
+            return;
+        }
+        let text = &self.buf[self.start - self.base..to - self.base];
+        match &mut self.inner {
+            None => emit.narrative(text),
+            Some(inner) => {
+                // The main machine reads it; its spans count only what it
+                // was given, so they move by what this machine kept back.
+                let shift = self.start - self.fed;
+                let mut events = Vec::new();
+                inner.push(text, &mut emit.to(&mut events));
+                self.fed += text.len();
+                emit.extend(shifted(events, shift));
+            }
+        }
+        self.start = to;
+    }
+
+    /// Whether the main machine is reading a block: a marker is then its
+    /// text, not the dialect's.
+    fn inner_busy(&self) -> bool {
+        self.inner.as_ref().is_some_and(|m| m.in_block())
+    }
+
+    /// A dialect marker comes: the main machine decides what it holds.
+    fn inner_boundary(&mut self, emit: &mut Emit<'_>) {
+        if let Some(inner) = &mut self.inner {
+            let shift = self.start - self.fed;
+            let mut events = Vec::new();
+            inner.finish(&mut emit.to(&mut events));
+            emit.extend(shifted(events, shift));
+        }
+    }
+
+    fn reasoning_to(&mut self, to: usize, emit: &mut Emit<'_>) {
+        if to > self.start {
+            emit.push(Event::Reasoning(self.text(self.start, to).to_owned()));
+            self.start = to;
+        }
+    }
+
+    /// Searches on from `pos` for a marker of `roles`: its role, start and
+    /// end; `pos` moves past it, or to the end of the text.
+    fn seek<R: Copy>(&mut self, roles: &Roles<R>) -> Option<(R, usize, usize)> {
+        let end = self.end();
+        let hay = &self.buf.as_bytes()[self.pos - self.base..];
+        match roles.set.find(&mut self.ms, hay) {
+            Some(hit) => {
+                let to = self.pos + hit.end;
+                self.pos = to;
+                Some((roles.roles[hit.marker], to - hit.len, to))
+            }
+            None => {
+                self.pos = end;
+                None
+            }
+        }
+    }
+
+    fn reason_roles(&self, enc: Option<usize>) -> &Roles<Inner> {
+        match enc {
+            Some(i) => &self.c.enclosures[i],
+            None => &self.c.any_close,
+        }
+    }
+
+    // -- narrative ----------------------------------------------------------
+
+    fn at_start(&mut self, emit: &mut Emit<'_>) -> Flow {
+        let end = self.end();
+        let bytes = self.buf.as_bytes();
+        while self.pos < end && bytes[self.pos - self.base].is_ascii_whitespace() {
+            self.pos += 1;
+        }
+        if self.pos == end {
+            // White space is narrative whatever follows.
+            self.narrative_to(self.pos, emit);
+            return Flow::Wait;
+        }
+        let c = self.c.clone();
+        let first = match bytes[self.pos - self.base] {
+            b'{' => c.first_json,
+            b'[' => c.first_list,
+            _ => None,
+        };
+        self.narrative_to(self.pos, emit);
+        self.ms = c.outer.set.begin();
+        match first {
+            Some(section) => {
+                let from = self.pos;
+                self.open_section(section, from, from, true, None);
+            }
+            None => self.state = DState::Text,
+        }
+        Flow::Go
+    }
+
+    fn narrative(&mut self, emit: &mut Emit<'_>) -> Flow {
+        let c = self.c.clone();
+        let Some((role, from, to)) = self.seek(&c.outer) else {
+            return Flow::Wait;
+        };
+        self.narrative_to(from, emit);
+        if self.inner_busy() {
+            // Inside a fence or call tag: the marker is its text.
+            return Flow::Go;
+        }
+        self.inner_boundary(emit);
+        match role {
+            Outer::Ignore => self.start = to,
+            Outer::Reason(i) => {
+                self.start = to;
+                self.state = DState::Reasoning(Some(i));
+                self.ms = c.enclosures[i].set.begin();
+            }
+            Outer::Section(i) => self.open_section(i, from, to, false, None),
+            Outer::Header => self.open_header(from),
+        }
+        Flow::Go
+    }
+
+    fn reasoning(&mut self, enc: Option<usize>, emit: &mut Emit<'_>) -> Flow {
+        let c = self.c.clone();
+        let roles = match enc {
+            Some(i) => &c.enclosures[i],
+            None => &c.any_close,
+        };
+        let Some((role, from, to)) = self.seek(roles) else {
+            return Flow::Wait;
+        };
+        self.reasoning_to(from, emit);
+        match role {
+            Inner::Close => {
+                self.start = to;
+                self.state = DState::Text;
+                self.ms = c.outer.set.begin();
+            }
+            Inner::Section(i) => self.open_section(i, from, to, false, Some(enc)),
+            Inner::Header => self.open_header(from),
+        }
+        Flow::Go
+    }
+
+    /// Back to narrative, or to the reasoning a section opened in.
+    fn resume(&mut self, reasoning: Option<Option<usize>>) {
+        let c = self.c.clone();
+        match reasoning {
+            Some(enc) => {
+                self.ms = match enc {
+                    Some(i) => c.enclosures[i].set.begin(),
+                    None => c.any_close.set.begin(),
+                };
+                self.state = DState::Reasoning(enc);
+            }
+            None => {
+                self.ms = c.outer.set.begin();
+                self.state = DState::Text;
+            }
+        }
+    }
+
+    fn skip(&mut self, section: usize, _emit: &mut Emit<'_>) -> Flow {
+        let c = self.c.clone();
+        let Some(set) = c.sections[section].close_set.as_ref() else {
+            self.resume(None);
+            return Flow::Go;
+        };
+        let hay = &self.buf.as_bytes()[self.pos - self.base..];
+        match set.find(&mut self.ms, hay) {
+            Some(hit) => {
+                self.pos += hit.end;
+                self.resume(None);
+                Flow::Go
+            }
+            None => {
+                self.pos = self.end();
+                Flow::Wait
+            }
+        }
+    }
+
+    // -- harmony headers ----------------------------------------------------
+
+    fn open_header(&mut self, from: usize) {
+        let c = self.c.clone();
+        if let Some(h) = &c.harmony {
+            self.ms = h.header.set.begin();
+        }
+        self.state = DState::Header { from };
+    }
+
+    /// Reads a harmony header up to `<|message|>`: the channel and the
+    /// recipient decide what the message is.
+    fn header(&mut self, from: usize, emit: &mut Emit<'_>) -> Flow {
+        let c = self.c.clone();
+        let Some(h) = &c.harmony else {
+            self.resume(None);
+            return Flow::Go;
+        };
+        loop {
+            if self.pos - from > self.shared.cfg.max_block_bytes {
+                // Not a header after all: its text is narrative.
+                self.resume(None);
+                return Flow::Go;
+            }
+            let Some((mark, at, to)) = self.seek(&h.header) else {
+                return Flow::Wait;
+            };
+            match mark {
+                HeaderMark::Channel | HeaderMark::Constrain => continue,
+                HeaderMark::Stop => {
+                    // A header cut short: it is dropped, the marker read anew.
+                    self.start = at;
+                    self.pos = at;
+                    self.resume(None);
+                    return Flow::Go;
+                }
+                HeaderMark::Message => {
+                    let header = harmony_header(self.text(from, at));
+                    match header.recipient {
+                        Some(name) => {
+                            let section = h.section;
+                            self.open_section(section, from, to, false, None);
+                            let tag = c.tag(section).to_owned();
+                            if let DState::Section(sec) = &mut self.state {
+                                sec.harmony_call(name, &tag, emit, &self.shared);
+                            }
+                        }
+                        None => {
+                            self.start = to;
+                            if header.channel == "analysis" {
+                                self.state = DState::Reasoning(Some(h.analysis));
+                                self.ms = c.enclosures[h.analysis].set.begin();
+                            } else {
+                                self.resume(None);
+                            }
+                        }
+                    }
+                    return Flow::Go;
+                }
+            }
+        }
+    }
+
+    // -- end of input -------------------------------------------------------
+
+    pub fn finish(&mut self, emit: &mut Emit<'_>) {
+        let end = self.end();
+        match std::mem::replace(&mut self.state, DState::Detached) {
+            DState::Section(sec) => {
+                self.state = DState::Section(sec);
+                self.section_at_eof(emit);
+            }
+            DState::Reasoning(_) => {
+                self.pos = end;
+                self.reasoning_to(end, emit);
+            }
+            DState::Header { .. } => {
+                // An unfinished header is a marker: in no event.
+                self.start = end;
+            }
+            _ => {}
+        }
+        self.pos = end;
+        self.narrative_to(end, emit);
+        self.inner_boundary(emit);
+        self.state = DState::Text;
+    }
+}
+
+/// Events of the main machine with their spans moved by `shift`.
+fn shifted(mut events: Vec<Event>, shift: usize) -> Vec<Event> {
+    if shift > 0 {
+        for e in &mut events {
+            let span = match e {
+                Event::ActionComplete(a) => a.span.as_mut(),
+                Event::ActionInvalid(a) => a.span.as_mut(),
+                _ => None,
+            };
+            if let Some(span) = span {
+                span.start += shift;
+                span.end += shift;
+            }
+        }
+    }
+    events
+}
+
+/// What a harmony header says.
+struct HarmonyHeader {
+    channel: String,
+    recipient: Option<String>,
+}
+
+/// Reads a header's text (markers included): the channel after
+/// `<|channel|>`, and a recipient `to=…` wherever it stands.
+fn harmony_header(text: &str) -> HarmonyHeader {
+    let mut channel = String::new();
+    let mut recipient = None;
+    let mut after_channel = false;
+    for part in text.split("<|") {
+        let (marker, rest) = match part.split_once("|>") {
+            Some((m, r)) => (m, r),
+            None => ("", part),
+        };
+        if marker == "channel" {
+            after_channel = true;
+        }
+        for word in rest.split_whitespace() {
+            if let Some(to) = word.strip_prefix("to=") {
+                recipient = Some(to.to_owned());
+            } else if after_channel && channel.is_empty() && marker == "channel" {
+                channel = word.to_owned();
+            }
+        }
+    }
+    HarmonyHeader { channel, recipient }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::harmony_header;
+
+    #[test]
+    fn harmony_headers_give_channel_and_recipient() {
+        for (text, channel, to) in [
+            ("<|start|>assistant<|channel|>analysis", "analysis", None),
+            (
+                "<|channel|>commentary to=functions.get_weather <|constrain|>json",
+                "commentary",
+                Some("functions.get_weather"),
+            ),
+            (
+                "<|start|>assistant to=functions.f<|channel|>commentary json",
+                "commentary",
+                Some("functions.f"),
+            ),
+            ("<|channel|>final", "final", None),
+        ] {
+            let h = harmony_header(text);
+            assert_eq!(
+                (h.channel.as_str(), h.recipient.as_deref()),
+                (channel, to),
+                "{text}"
+            );
+        }
+    }
+}
