@@ -139,6 +139,8 @@ pub struct SseParser {
     provider_error: bool,
     /// `[DONE]` came before the provider was known.
     done_early: bool,
+    /// The choice of a chat-completions stream that is read.
+    choice: u64,
 }
 
 impl SseParser {
@@ -154,6 +156,56 @@ impl SseParser {
             saw_data: false,
             provider_error: false,
             done_early: false,
+            choice: 0,
+        }
+    }
+
+    /// A parser for one choice of an OpenAI-compatible chat-completions
+    /// stream (a request with `n` > 1 gets `n` choices, told apart by
+    /// `choices[].index`): it reads the choice whose index is `index` and
+    /// leaves the others, as [`SseParser::new`] (choice 0) does. Streams of
+    /// the other providers are read as usual.
+    ///
+    /// ```
+    /// use actionstream::sse::{SseItem, SseParser};
+    /// use actionstream::{Config, Event};
+    ///
+    /// let stream = concat!(
+    ///     "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"A\"}},{\"index\":1,\"delta\":{\"content\":\"B\"}}]}\n\n",
+    ///     "data: {\"choices\":[{\"index\":1,\"delta\":{},\"finish_reason\":\"length\"}],\"usage\":{\"total_tokens\":3}}\n\n",
+    /// );
+    /// let mut parser = SseParser::for_choice(Config::default(), 1);
+    /// let mut items = Vec::new();
+    /// parser.push(stream.as_bytes(), &mut items);
+    /// assert_eq!(parser.finish_reason(), Some("length"));
+    /// assert_eq!(parser.usage().unwrap()["total_tokens"], 3);
+    /// parser.finish(&mut items);
+    /// assert_eq!(items, [SseItem::Event(Event::Narrative("B".into()))]);
+    /// ```
+    pub fn for_choice(config: Config, index: u64) -> Self {
+        SseParser {
+            choice: index,
+            ..SseParser::new(config)
+        }
+    }
+
+    /// The `finish_reason` of the choice read, once a chat-completions
+    /// stream gave one (`stop`, `length`, `tool_calls`, …). Read it before
+    /// [`SseParser::finish`], which makes the parser ready for a new stream.
+    pub fn finish_reason(&self) -> Option<&str> {
+        match &self.provider {
+            Provider::OpenAi(p) => p.finish_reason.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// The last `usage` object a chat-completions stream sent (servers send
+    /// one when asked with `stream_options.include_usage`). Read it before
+    /// [`SseParser::finish`].
+    pub fn usage(&self) -> Option<&Value> {
+        match &self.provider {
+            Provider::OpenAi(p) => p.usage.as_ref(),
+            _ => None,
         }
     }
 
@@ -209,7 +261,7 @@ impl SseParser {
             ));
         }
         // Ready for another stream, from scratch.
-        *self = SseParser::new(self.parser.config().clone());
+        *self = SseParser::for_choice(self.parser.config().clone(), self.choice);
     }
 
     fn handle(&mut self, items: &mut Vec<FrameItem>, out: &mut Vec<SseItem>) {
@@ -262,6 +314,10 @@ impl SseParser {
         }
         if let Provider::Unknown = self.provider {
             match detect(&frame.event, &value) {
+                Some(Provider::OpenAi(mut p)) => {
+                    p.choice = self.choice;
+                    self.provider = Provider::OpenAi(p);
+                }
                 Some(p) => self.provider = p,
                 None => {
                     match error_message(&value, "provider") {

@@ -2,7 +2,8 @@
 //!
 //! - `choices[0].delta.content` (and `delta.refusal`, which a chat UI shows
 //!   as the model's words) is response text; other choices (`n > 1`) are
-//!   ignored;
+//!   ignored ([`SseParser::for_choice`](super::SseParser::for_choice) follows
+//!   another one instead);
 //! - `delta.reasoning_content` (DeepSeek, vLLM) or else `delta.reasoning`
 //!   (vLLM, Groq, xAI, OpenRouter) is reasoning;
 //! - `delta.tool_calls` fragments are gathered by `index`: the call starts
@@ -50,6 +51,13 @@ pub(super) struct OpenAi {
     finished: bool,
     /// `[DONE]` came.
     done: bool,
+    /// The choice followed (`choices[].index`; a choice without an index is
+    /// choice 0).
+    pub(super) choice: u64,
+    /// The choice's `finish_reason`, once it came.
+    pub(super) finish_reason: Option<String>,
+    /// The last `usage` object the stream sent.
+    pub(super) usage: Option<Value>,
 }
 
 impl OpenAi {
@@ -59,16 +67,20 @@ impl OpenAi {
             ctx.error(message);
             return true;
         }
+        if let Some(usage) = value.get("usage").filter(|u| u.is_object()) {
+            self.usage = Some(usage.clone());
+        }
         let Some(choices) = value.get("choices").and_then(Value::as_array) else {
             return false;
         };
         for choice in choices {
-            match choice.get("index") {
-                None | Some(Value::Null) => {}
-                Some(index) if index.as_u64() == Some(0) => {}
-                Some(_) => continue,
+            let index = match choice.get("index") {
+                None | Some(Value::Null) => Some(0),
+                Some(index) => index.as_u64(),
+            };
+            if index == Some(self.choice) {
+                self.choice(choice, ctx);
             }
-            self.choice(choice, ctx);
         }
         false
     }
@@ -110,7 +122,10 @@ impl OpenAi {
         if let Some(call) = field("function_call").filter(|c| c.is_object()) {
             self.fragment(LEGACY, None, Some(call), ctx);
         }
-        if choice.get("finish_reason").is_some_and(|r| !r.is_null()) {
+        if let Some(reason) = choice.get("finish_reason").filter(|r| !r.is_null()) {
+            if let Some(reason) = reason.as_str() {
+                self.finish_reason = Some(reason.to_owned());
+            }
             self.end_choice(ctx);
         }
     }
