@@ -385,7 +385,7 @@ impl Encoder {
     /// An encoder of `format`.
     pub fn new(format: Format, options: Options) -> Self {
         let meta = Meta::new(&options);
-        let sink: Box<dyn Sink> = match format {
+        let sink: Box<dyn Sink + Send> = match format {
             Format::Events => {
                 return Encoder {
                     format,
@@ -470,7 +470,7 @@ struct ActionState {
 /// as text, fragments completed, and for sequential protocols the queue of
 /// what must wait for the open call to end.
 struct Driver {
-    sink: Box<dyn Sink>,
+    sink: Box<dyn Sink + Send>,
     calls: Calls,
     sequential: bool,
     actions: HashMap<u64, ActionState>,
@@ -488,7 +488,7 @@ struct Driver {
 }
 
 impl Driver {
-    fn new(sink: Box<dyn Sink>, calls: Calls) -> Self {
+    fn new(sink: Box<dyn Sink + Send>, calls: Calls) -> Self {
         Driver {
             sequential: sink.sequential(),
             sink,
