@@ -129,6 +129,8 @@ pub struct Parser {
     /// Internal id → public id, for actions started and not yet ended.
     public: BTreeMap<u64, ActionId>,
     next_public: u64,
+    /// Internal ids of started actions that have streamed argument pieces.
+    streamed: std::collections::BTreeSet<u64>,
     scratch: Vec<Event>,
 }
 
@@ -162,6 +164,7 @@ impl Parser {
             ids: 0,
             public: BTreeMap::new(),
             next_public: 0,
+            streamed: Default::default(),
             scratch: Vec::new(),
         }
     }
@@ -370,6 +373,7 @@ impl Parser {
                     }
                 }
                 Event::ArgumentsDelta { id, json } => {
+                    self.streamed.insert(id.0);
                     if let Some(public) = self.public.get(&id.0) {
                         *id = *public;
                     }
@@ -381,11 +385,22 @@ impl Parser {
                     }
                 }
                 Event::ActionComplete(a) => {
+                    // Syntaxes that do not stream their arguments give them
+                    // whole, as one piece, just before the end.
+                    if !self.streamed.remove(&a.id.0) && self.m.shared.cfg.argument_deltas {
+                        if let Some(public) = self.public.get(&a.id.0) {
+                            out.push(Event::ArgumentsDelta {
+                                id: *public,
+                                json: a.arguments.to_string(),
+                            });
+                        }
+                    }
                     if let Some(public) = self.public.remove(&a.id.0) {
                         a.id = public;
                     }
                 }
                 Event::ActionInvalid(a) => {
+                    self.streamed.remove(&a.id.0);
                     if let Some(public) = self.public.remove(&a.id.0) {
                         a.id = public;
                     }

@@ -1107,9 +1107,13 @@ impl DialectMachine {
                         let held = match next {
                             Some(_) => 0,
                             None => {
-                                value_end.held(&self.ms)
+                                // A marker prefix, and before it a line
+                                // ending the template may have written.
+                                let marker = value_end.held(&self.ms);
+                                let before = stop.saturating_sub(marker).max(vfrom);
+                                marker
                                     + if *trim {
-                                        trailing_line_ending(self.text(vfrom, stop.max(vfrom)))
+                                        trailing_line_ending(self.text(vfrom, before))
                                     } else {
                                         0
                                     }
@@ -1333,12 +1337,6 @@ impl DialectMachine {
                 };
                 let event = match (result, call.name) {
                     (Ok(arguments), Some(name)) if errors.is_empty() => {
-                        if cfg.argument_deltas && !call.sent {
-                            emit.push(Event::ArgumentsDelta {
-                                id: ActionId(id),
-                                json: arguments.to_string(),
-                            });
-                        }
                         Event::ActionComplete(Box::new(Action {
                             id: ActionId(id),
                             name,
