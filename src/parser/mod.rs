@@ -86,7 +86,7 @@ use crate::event::{
 use crate::utf8::Utf8Decoder;
 
 mod block;
-pub(crate) mod dialect;
+mod dialect;
 mod emit;
 mod ending;
 mod machine;
@@ -94,7 +94,7 @@ mod speculate;
 mod state;
 mod syntax;
 
-pub(crate) use dialect::compiled::Compiled;
+use crate::dialect::compiled::Compiled;
 use emit::Emit;
 use ending::validate;
 use state::{Machine, Shared, State};
@@ -155,9 +155,7 @@ impl Parser {
 
     fn from_shared(shared: Arc<Shared>) -> Parser {
         Parser {
-            d: shared
-                .dialects
-                .clone()
+            d: compiled(&shared.cfg)
                 .map(|c| Box::new(dialect::DialectMachine::new(shared.clone(), c))),
             m: Machine::new(shared, 0, 0),
             utf8: Utf8Decoder::new(),
@@ -409,6 +407,16 @@ impl Parser {
             out.push(event);
         }
     }
+}
+
+/// The configuration's model dialects compiled (once per configuration:
+/// the cache lives in it), when any is chosen.
+fn compiled(cfg: &Config) -> Option<Arc<Compiled>> {
+    (!cfg.dialects.is_empty()).then(|| {
+        cfg.compiled
+            .get_or_init(|| Arc::new(Compiled::new(&cfg.dialects, cfg.calls_in_reasoning)))
+            .clone()
+    })
 }
 
 /// A native tool call in flight (see [`Parser::native_started`]).

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::compiled::{Form, NameEnd, ParamMark};
 use super::{DState, DialectMachine};
+use crate::dialect::compiled::{Form, NameEnd, ParamMark, SectionC};
 use crate::dialect::value::{convert_noting_repairs, property_type, streams_as_string, ValueType};
 use crate::dialect::ValueKind;
 use crate::event::{
@@ -606,7 +606,7 @@ impl DialectMachine {
     }
 
     /// A JSON value begins at `pos` (Json form).
-    fn json_read(&mut self, sec: &mut Sec, sc: &super::compiled::SectionC) -> Read {
+    fn json_read(&mut self, sec: &mut Sec, sc: &SectionC) -> Read {
         let names = match sc.forms.get(sec.form.unwrap_or(0)) {
             Some(Form::Json { name_keys, .. }) => name_keys.clone(),
             _ => Arc::from(Vec::new()),
@@ -815,7 +815,7 @@ impl DialectMachine {
         }
     }
 
-    fn named_roles_begin(&mut self, sc: &super::compiled::SectionC, f: usize) {
+    fn named_roles_begin(&mut self, sc: &SectionC, f: usize) {
         if let Form::Named { name_end, .. } = &sc.forms[f] {
             self.ms = name_end.set.begin();
         }
