@@ -650,8 +650,11 @@ impl DialectMachine {
         }
         if self.shared.cfg.argument_deltas {
             // The last started call's arguments, as far as they are settled.
-            if let Some(&ci) = slots.iter().rev().find(|&&c| c != usize::MAX) {
-                let slot_args = scanner.slot(slots.iter().position(|&c| c == ci).unwrap_or(0));
+            // Slots are named in order, so the last named slot is the last
+            // entry that is not a gap (found from the end: O(1) a push).
+            let last = slots.iter().rposition(|&c| c != usize::MAX);
+            if let Some((si, ci)) = last.map(|si| (si, slots[si])) {
+                let slot_args = scanner.slot(si);
                 let call = &mut sec.calls[ci];
                 if call.compact.at.is_none() {
                     if let Some(at) = slot_args.and_then(|s| s.args_out()) {
