@@ -6,7 +6,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::config_file::ConfigError;
+use crate::config_error::ConfigError;
 use crate::validate::{TypeList, Validator};
 
 /// What a parser looks for, built with setters in the style of a builder.
@@ -40,7 +40,7 @@ pub struct Config {
     /// The dialects compiled for reading, built by the first parser that
     /// needs them and shared by every parser made from this configuration
     /// (a setter that changes what they depend on starts a new cache).
-    pub(crate) compiled: Arc<std::sync::OnceLock<Arc<crate::parser::Compiled>>>,
+    pub(crate) compiled: Arc<std::sync::OnceLock<Arc<crate::dialect::compiled::Compiled>>>,
     pub(crate) validator: Option<Arc<dyn Validator>>,
     /// The parameters schema of each tool given with [`Config::tools`], by
     /// name, for typing raw-text values.

@@ -278,7 +278,7 @@ impl fmt::Display for ActionError {
 /// A complete, validated action.
 ///
 /// It serializes as [`wire::action_json`](crate::wire::action_json), the
-/// form handlers hand on (see `impl Serialize` below).
+/// form handlers hand on (the `impl Serialize` lives in `wire`).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Action {
     /// The action's id.
@@ -319,15 +319,6 @@ impl Action {
             }
         }
         names
-    }
-}
-
-// An action has one JSON shape, owned by `wire`: serializing it gives
-// exactly what the `jsonl` and `exec` handlers receive, so there is no second,
-// derived shape (with `raw` and repair positions) to keep in step with it.
-impl Serialize for Action {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        crate::wire::action_json(self).serialize(serializer)
     }
 }
 

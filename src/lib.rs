@@ -39,6 +39,7 @@
 pub mod artifacts;
 pub mod chunking;
 mod config;
+mod config_error;
 pub mod config_file;
 pub mod dialect;
 #[cfg(feature = "dispatch")]

@@ -168,3 +168,12 @@ pub fn artifact_line(artifact: &crate::artifacts::Artifact, written: bool) -> Va
 pub fn artifact_error_line(path: &str, error: &str) -> Value {
     json!({"path": path, "error": error})
 }
+
+// An action has one JSON shape, owned by `wire`: serializing it gives
+// exactly what the `jsonl` and `exec` handlers receive, so there is no second,
+// derived shape (with `raw` and repair positions) to keep in step with it.
+impl serde::Serialize for Action {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        action_json(self).serialize(serializer)
+    }
+}

@@ -181,3 +181,37 @@ fn provider_text_goes_through_the_dialects() {
     assert_eq!(Value::Array(complete), want);
     assert!(invalid.is_empty());
 }
+
+/// Argument pieces concatenate to the arguments, for dialect calls (streamed)
+/// and for fences (one piece before the end).
+#[test]
+fn argument_deltas_concatenate_to_the_arguments() {
+    let cases = [
+        (config("qwen3_coder").actions(true).argument_deltas(true), "<tool_call>\n<function=write>\n<parameter=path>\na.txt\n</parameter>\n<parameter=body>\nline one\nline \"two\"\n</parameter>\n</function>\n</tool_call>\n```json\n{\"action\": \"note\", \"text\": \"hi\"}\n```\n"),
+        (config("hermes").argument_deltas(true), "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"a\": [1, 2, {\"b\": \"c d\"}], \"e\": 'py'}}\n</tool_call>"),
+        (config("pythonic").argument_deltas(true), "[f(a='x\\ny', b=[1, 2.5, None]), g()]"),
+        (config("kimi_k2").argument_deltas(true), "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0 <|tool_call_argument_begin|>{\"q\": \"x\"}<|tool_call_end|><|tool_calls_section_end|>"),
+    ];
+    for (config, text) in cases {
+        let events = common::parse_with(&config, text);
+        let mut pieces: std::collections::BTreeMap<u64, String> = Default::default();
+        let mut checked = 0;
+        for e in &events {
+            match e {
+                Event::ArgumentsDelta { id, json } => {
+                    pieces.entry(id.0).or_default().push_str(json)
+                }
+                Event::ActionComplete(a) => {
+                    let joined = pieces.get(&a.id.0).cloned().unwrap_or_default();
+                    let parsed: Value = serde_json::from_str(&joined)
+                        .unwrap_or_else(|e| panic!("{joined:?} is not JSON: {e}"));
+                    assert_eq!(parsed, a.arguments, "{text}");
+                    checked += 1;
+                }
+                Event::ActionInvalid(a) => panic!("invalid: {:?}", a.errors),
+                _ => {}
+            }
+        }
+        assert!(checked > 0);
+    }
+}

@@ -25,6 +25,7 @@
 use serde::{Deserialize, Serialize};
 
 mod builtin;
+pub(crate) mod compiled;
 pub mod family;
 pub mod tools;
 pub(crate) mod value;

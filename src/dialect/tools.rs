@@ -42,7 +42,7 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use crate::config_file::ConfigError;
+use crate::config_error::ConfigError;
 use crate::event::{ActionError, ErrorKind};
 use crate::validate::{type_name, unknown_action, Validator};
 

@@ -86,7 +86,7 @@ use crate::event::{
 use crate::utf8::Utf8Decoder;
 
 mod block;
-pub(crate) mod dialect;
+mod dialect;
 mod emit;
 mod ending;
 mod machine;
@@ -94,7 +94,7 @@ mod speculate;
 mod state;
 mod syntax;
 
-pub(crate) use dialect::compiled::Compiled;
+use crate::dialect::compiled::Compiled;
 use emit::Emit;
 use ending::validate;
 use state::{Machine, Shared, State};
@@ -129,6 +129,8 @@ pub struct Parser {
     /// Internal id → public id, for actions started and not yet ended.
     public: BTreeMap<u64, ActionId>,
     next_public: u64,
+    /// Internal ids of started actions that have streamed argument pieces.
+    streamed: std::collections::BTreeSet<u64>,
     scratch: Vec<Event>,
 }
 
@@ -153,15 +155,14 @@ impl Parser {
 
     fn from_shared(shared: Arc<Shared>) -> Parser {
         Parser {
-            d: shared
-                .dialects
-                .clone()
+            d: compiled(&shared.cfg)
                 .map(|c| Box::new(dialect::DialectMachine::new(shared.clone(), c))),
             m: Machine::new(shared, 0, 0),
             utf8: Utf8Decoder::new(),
             ids: 0,
             public: BTreeMap::new(),
             next_public: 0,
+            streamed: Default::default(),
             scratch: Vec::new(),
         }
     }
@@ -370,6 +371,7 @@ impl Parser {
                     }
                 }
                 Event::ArgumentsDelta { id, json } => {
+                    self.streamed.insert(id.0);
                     if let Some(public) = self.public.get(&id.0) {
                         *id = *public;
                     }
@@ -381,11 +383,22 @@ impl Parser {
                     }
                 }
                 Event::ActionComplete(a) => {
+                    // Syntaxes that do not stream their arguments give them
+                    // whole, as one piece, just before the end.
+                    if !self.streamed.remove(&a.id.0) && self.m.shared.cfg.argument_deltas {
+                        if let Some(public) = self.public.get(&a.id.0) {
+                            out.push(Event::ArgumentsDelta {
+                                id: *public,
+                                json: a.arguments.to_string(),
+                            });
+                        }
+                    }
                     if let Some(public) = self.public.remove(&a.id.0) {
                         a.id = public;
                     }
                 }
                 Event::ActionInvalid(a) => {
+                    self.streamed.remove(&a.id.0);
                     if let Some(public) = self.public.remove(&a.id.0) {
                         a.id = public;
                     }
@@ -394,6 +407,16 @@ impl Parser {
             out.push(event);
         }
     }
+}
+
+/// The configuration's model dialects compiled (once per configuration:
+/// the cache lives in it), when any is chosen.
+fn compiled(cfg: &Config) -> Option<Arc<Compiled>> {
+    (!cfg.dialects.is_empty()).then(|| {
+        cfg.compiled
+            .get_or_init(|| Arc::new(Compiled::new(&cfg.dialects, cfg.calls_in_reasoning)))
+            .clone()
+    })
 }
 
 /// A native tool call in flight (see [`Parser::native_started`]).

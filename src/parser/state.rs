@@ -23,8 +23,6 @@ pub(super) struct Shared {
     pub closers: Vec<String>,
     /// Bytes that begin a tag name.
     pub tag_first: [u64; 4],
-    /// The model dialects, compiled, when any is chosen.
-    pub dialects: Option<Arc<super::dialect::compiled::Compiled>>,
 }
 
 impl Shared {
@@ -41,17 +39,6 @@ impl Shared {
                 }
                 t
             },
-            dialects: (!config.dialects.is_empty()).then(|| {
-                config
-                    .compiled
-                    .get_or_init(|| {
-                        Arc::new(super::dialect::compiled::Compiled::new(
-                            &config.dialects,
-                            config.calls_in_reasoning,
-                        ))
-                    })
-                    .clone()
-            }),
             cfg: config,
         }
     }

@@ -41,10 +41,9 @@ use super::state::{Flow, Machine, Shared};
 use crate::event::Event;
 use crate::scan::markers::MarkerState;
 
-pub(crate) mod compiled;
 mod section;
 
-use compiled::{Compiled, HeaderMark, Inner, Outer, Roles};
+use crate::dialect::compiled::{Compiled, HeaderMark, Inner, Outer, Roles};
 use section::Sec;
 
 /// Where the dialect machine is.

@@ -6,8 +6,8 @@ use std::sync::Arc;
 
 use serde_json::{Map, Value};
 
-use super::compiled::{Form, NameEnd, ParamMark};
 use super::{DState, DialectMachine};
+use crate::dialect::compiled::{Form, NameEnd, ParamMark, SectionC};
 use crate::dialect::value::{convert_noting_repairs, property_type, streams_as_string, ValueType};
 use crate::dialect::ValueKind;
 use crate::event::{
@@ -606,7 +606,7 @@ impl DialectMachine {
     }
 
     /// A JSON value begins at `pos` (Json form).
-    fn json_read(&mut self, sec: &mut Sec, sc: &super::compiled::SectionC) -> Read {
+    fn json_read(&mut self, sec: &mut Sec, sc: &SectionC) -> Read {
         let names = match sc.forms.get(sec.form.unwrap_or(0)) {
             Some(Form::Json { name_keys, .. }) => name_keys.clone(),
             _ => Arc::from(Vec::new()),
@@ -650,8 +650,11 @@ impl DialectMachine {
         }
         if self.shared.cfg.argument_deltas {
             // The last started call's arguments, as far as they are settled.
-            if let Some(&ci) = slots.iter().rev().find(|&&c| c != usize::MAX) {
-                let slot_args = scanner.slot(slots.iter().position(|&c| c == ci).unwrap_or(0));
+            // Slots are named in order, so the last named slot is the last
+            // entry that is not a gap (found from the end: O(1) a push).
+            let last = slots.iter().rposition(|&c| c != usize::MAX);
+            if let Some((si, ci)) = last.map(|si| (si, slots[si])) {
+                let slot_args = scanner.slot(si);
                 let call = &mut sec.calls[ci];
                 if call.compact.at.is_none() {
                     if let Some(at) = slot_args.and_then(|s| s.args_out()) {
@@ -815,7 +818,7 @@ impl DialectMachine {
         }
     }
 
-    fn named_roles_begin(&mut self, sc: &super::compiled::SectionC, f: usize) {
+    fn named_roles_begin(&mut self, sc: &SectionC, f: usize) {
         if let Form::Named { name_end, .. } = &sc.forms[f] {
             self.ms = name_end.set.begin();
         }
@@ -1107,9 +1110,13 @@ impl DialectMachine {
                         let held = match next {
                             Some(_) => 0,
                             None => {
-                                value_end.held(&self.ms)
+                                // A marker prefix, and before it a line
+                                // ending the template may have written.
+                                let marker = value_end.held(&self.ms);
+                                let before = stop.saturating_sub(marker).max(vfrom);
+                                marker
                                     + if *trim {
-                                        trailing_line_ending(self.text(vfrom, stop.max(vfrom)))
+                                        trailing_line_ending(self.text(vfrom, before))
                                     } else {
                                         0
                                     }
@@ -1333,12 +1340,6 @@ impl DialectMachine {
                 };
                 let event = match (result, call.name) {
                     (Ok(arguments), Some(name)) if errors.is_empty() => {
-                        if cfg.argument_deltas && !call.sent {
-                            emit.push(Event::ArgumentsDelta {
-                                id: ActionId(id),
-                                json: arguments.to_string(),
-                            });
-                        }
                         Event::ActionComplete(Box::new(Action {
                             id: ActionId(id),
                             name,

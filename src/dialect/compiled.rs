@@ -1,15 +1,16 @@
 //! The chosen dialects compiled for reading: one marker set per context the
-//! engine reads in, each marker with the role it plays there. Built once per
-//! configuration and shared by every parser made from it.
+//! parser's dialect engine reads in, each marker with the role it plays
+//! there. Built once per configuration (the cache lives in `Config`) and
+//! shared by every parser made from it.
 
 use std::sync::Arc;
 
-use crate::dialect::{Calls, Dialect, KeyEnd};
+use super::{Calls, Dialect, KeyEnd};
 use crate::scan::markers::MarkerSet;
 
 /// What a marker found in narrative does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Outer {
+pub(crate) enum Outer {
     /// Opens reasoning enclosure `i`.
     Reason(usize),
     /// Opens section `i`.
@@ -22,7 +23,7 @@ pub(super) enum Outer {
 
 /// What a marker found in reasoning does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum Inner {
+pub(crate) enum Inner {
     /// Closes the reasoning.
     Close,
     /// Opens section `i` (with `calls_in_reasoning`).
@@ -33,7 +34,7 @@ pub(super) enum Inner {
 
 /// A set of markers and the role of each.
 #[derive(Debug)]
-pub(super) struct Roles<R> {
+pub(crate) struct Roles<R> {
     pub set: MarkerSet,
     pub roles: Vec<R>,
 }
@@ -53,7 +54,7 @@ impl<R: Copy> Roles<R> {
 // The forms are built once per configuration and few: their sizes do not
 // matter.
 #[allow(clippy::large_enum_variant)]
-pub(super) enum Form {
+pub(crate) enum Form {
     Json {
         name_keys: Arc<[String]>,
         argument_keys: Vec<String>,
@@ -92,14 +93,14 @@ pub(super) enum Form {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum NameEnd {
+pub(crate) enum NameEnd {
     Args,
     Id,
     Brace,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum ParamMark {
+pub(crate) enum ParamMark {
     NameEnd,
     Key,
     End,
@@ -108,7 +109,7 @@ pub(super) enum ParamMark {
 
 /// A section, compiled.
 #[derive(Debug)]
-pub(super) struct SectionC {
+pub(crate) struct SectionC {
     pub dialect: usize,
     pub open: String,
     pub close: Option<String>,
@@ -140,22 +141,22 @@ impl SectionC {
 /// Everything the engine needs, per configuration.
 #[derive(Debug)]
 pub(crate) struct Compiled {
-    pub(super) dialects: Vec<Arc<Dialect>>,
-    pub(super) outer: Roles<Outer>,
-    pub(super) enclosures: Vec<Roles<Inner>>,
+    pub(crate) dialects: Vec<Arc<Dialect>>,
+    pub(crate) outer: Roles<Outer>,
+    pub(crate) enclosures: Vec<Roles<Inner>>,
     /// Closes any reasoning: for a response that starts inside it.
-    pub(super) any_close: Roles<Inner>,
-    pub(super) sections: Vec<SectionC>,
+    pub(crate) any_close: Roles<Inner>,
+    pub(crate) sections: Vec<SectionC>,
     /// `(section, form)` read when the response starts with `{`.
-    pub(super) first_json: Option<usize>,
+    pub(crate) first_json: Option<usize>,
     /// The same for `[`.
-    pub(super) first_list: Option<usize>,
+    pub(crate) first_list: Option<usize>,
     /// Harmony: the header markers, and the section of its calls.
-    pub(super) harmony: Option<Harmony>,
+    pub(crate) harmony: Option<Harmony>,
 }
 
 #[derive(Debug)]
-pub(super) struct Harmony {
+pub(crate) struct Harmony {
     pub header: Roles<HeaderMark>,
     pub section: usize,
     /// Reasoning in the analysis channel ends at these.
@@ -163,7 +164,7 @@ pub(super) struct Harmony {
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(super) enum HeaderMark {
+pub(crate) enum HeaderMark {
     Channel,
     Constrain,
     Message,
@@ -291,7 +292,7 @@ const HARMONY_ENDS: [&str; 3] = ["<|end|>", "<|return|>", "<|call|>"];
 const HARMONY_HEADERS: [&str; 2] = ["<|start|>", "<|channel|>"];
 
 impl Compiled {
-    pub(in crate::parser) fn new(dialects: &[Arc<Dialect>], calls_in_reasoning: bool) -> Compiled {
+    pub(crate) fn new(dialects: &[Arc<Dialect>], calls_in_reasoning: bool) -> Compiled {
         let mut outer: Vec<(String, Outer)> = Vec::new();
         let mut enclosures_raw: Vec<(usize, String)> = Vec::new();
         let mut sections = Vec::new();
