@@ -56,6 +56,8 @@ pub mod oracle;
 mod parser;
 pub mod protocol;
 mod scan;
+#[cfg(feature = "serve")]
+pub mod serve;
 mod shape;
 pub mod sse;
 #[cfg(feature = "stream")]

@@ -8,6 +8,8 @@ mod artifacts;
 mod output;
 mod parse;
 mod run;
+#[cfg(feature = "serve")]
+mod serve;
 
 /// Read an LLM's response while it streams and pull out the actions in it.
 #[derive(clap::Parser, Debug)]
@@ -25,6 +27,10 @@ enum Command {
     Run(run::RunArgs),
     /// Write the code blocks that name a file path.
     Artifacts(artifacts::ArtifactsArgs),
+    /// An OpenAI-compatible gateway: forwards chat completions to an
+    /// upstream server and answers with the tool calls its text holds.
+    #[cfg(feature = "serve")]
+    Serve(serve::ServeArgs),
 }
 
 fn main() -> ExitCode {
@@ -33,6 +39,8 @@ fn main() -> ExitCode {
         Command::Parse(args) => parse::main(args),
         Command::Run(args) => run::main(args),
         Command::Artifacts(args) => artifacts::main(args),
+        #[cfg(feature = "serve")]
+        Command::Serve(args) => serve::main(args),
     };
     match result {
         Ok(()) => ExitCode::SUCCESS,
