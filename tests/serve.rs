@@ -50,6 +50,7 @@ async fn the_first_call_arrives_before_the_upstream_ends() {
         response.headers()["content-type"].to_str().unwrap(),
         "text/event-stream"
     );
+    assert_eq!(response.headers()["x-actionstream-dialects"], "qwen3_coder");
     let up = upstream.clone();
     let mut released = false;
     let answer = tokio::time::timeout(
@@ -262,6 +263,31 @@ async fn extension_frames_say_how_each_action_ended() {
         errors.iter().any(|e| e.as_str().unwrap().contains("state")),
         "{errors:?}"
     );
+    assert_eq!(answer.finish.as_deref(), Some("tool_calls"));
+}
+
+/// `--calls complete`: a call goes out whole when it completes; one that
+/// fails never goes out as a call, its text is narrative.
+#[tokio::test]
+async fn held_calls_go_out_whole_and_failed_ones_as_text() {
+    let broken = "<tool_call>\n<function=get_current_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>";
+    let output = format!("{}\n{broken}", gateway::weather_output());
+    let upstream = Upstream::start(move |_| Reply::Stream(Script::new(&output))).await;
+    let config = ServeConfig::new(&upstream.url)
+        .dialect("qwen3_coder")
+        .calls(actionstream::protocol::Calls::Complete);
+    let url = gateway::gateway(config).await;
+    let response = post(
+        &url,
+        &gateway::request("any-model", gateway::weather_tools()),
+    )
+    .await;
+    assert_eq!(response.headers()["x-actionstream-dialects"], "qwen3_coder");
+    let answer = gateway::read_stream(response, 0, |_| true).await;
+    assert_eq!(answer.calls.len(), 2);
+    assert!(answer.calls.iter().all(|c| c.fragments == 1), "whole");
+    assert_eq!(answer.arguments(1).unwrap(), orlando());
+    assert!(answer.content.ends_with(broken), "{}", answer.content);
     assert_eq!(answer.finish.as_deref(), Some("tool_calls"));
 }
 

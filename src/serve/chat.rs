@@ -25,6 +25,9 @@ use crate::{Config, Parser};
 /// gateway's `event: actionstream` frames.
 const EVENTS_HEADER: &str = "x-actionstream-events";
 
+/// The response header that names the dialects the answer was read with.
+const DIALECTS_HEADER: &str = "x-actionstream-dialects";
+
 /// The largest `n` read.
 const MAX_CHOICES: u64 = 128;
 
@@ -194,6 +197,7 @@ async fn handle(
         }
         builder
             .header("x-accel-buffering", "no")
+            .header(DIALECTS_HEADER, dialects.join(","))
             .body(Body::from_stream(stream))
             .map_err(|e| ApiError::internal(e.to_string()))
     } else {
@@ -219,7 +223,13 @@ async fn handle(
         );
         Ok((
             StatusCode::OK,
-            [(header::CONTENT_TYPE, "application/json")],
+            [
+                (header::CONTENT_TYPE, "application/json".to_owned()),
+                (
+                    header::HeaderName::from_static(DIALECTS_HEADER),
+                    dialects.join(","),
+                ),
+            ],
             value.to_string(),
         )
             .into_response())
