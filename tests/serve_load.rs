@@ -14,6 +14,8 @@ use tokio::sync::mpsc;
 
 const STREAMS: usize = 1000;
 const WARM_UP: usize = 20;
+/// Streams opened at once.
+const BATCH: usize = 100;
 
 /// The resident set of process `pid`, in bytes.
 fn rss(pid: u32) -> u64 {
@@ -67,7 +69,13 @@ async fn start_gateway(upstream: &str) -> (tokio::process::Child, String) {
     .await
     .expect("the gateway says where it listens");
     // Keep reading its log, so that it never blocks on a full pipe.
-    tokio::spawn(async move { while let Ok(Some(_)) = lines.next_line().await {} });
+    tokio::spawn(async move {
+        while let Ok(Some(line)) = lines.next_line().await {
+            if line.contains("WARN") || line.contains("ERROR") || line.contains("refused") {
+                eprintln!("gateway: {line}");
+            }
+        }
+    });
     (child, url)
 }
 
@@ -113,16 +121,28 @@ async fn a_thousand_concurrent_streams_all_correct_and_the_memory_each_costs() {
     tokio::time::sleep(Duration::from_millis(300)).await;
     let before = rss(pid);
 
+    // The streams open in waves of BATCH, each wave once the one before has
+    // its first calls, so that 1,000 connects at once (twice: client to
+    // gateway, gateway to upstream) do not overflow the listeners' accept
+    // queues; then all 1,000 are open at the same time.
     let started = Instant::now();
     let (have_first, mut firsts) = mpsc::unbounded_channel::<()>();
-    let streams: Vec<_> = (0..STREAMS)
-        .map(|_| {
+    let mut streams = Vec::with_capacity(STREAMS);
+    let mut have = 0;
+    for wave in 0..STREAMS / BATCH {
+        for _ in 0..BATCH {
             let request = client
                 .post(format!("{url}/v1/chat/completions"))
                 .json(&body("Qwen/Qwen3-Coder-30B-A3B-Instruct"));
             let have_first = have_first.clone();
-            tokio::spawn(async move {
+            streams.push(tokio::spawn(async move {
                 let response = request.send().await.unwrap();
+                assert_eq!(
+                    response.status(),
+                    200,
+                    "{:?}",
+                    response.text().await.unwrap_or_default()
+                );
                 let mut told = false;
                 gateway::read_stream(response, 0, move |a| {
                     if !told && a.arguments(0).is_some() {
@@ -132,20 +152,26 @@ async fn a_thousand_concurrent_streams_all_correct_and_the_memory_each_costs() {
                     true
                 })
                 .await
-            })
-        })
-        .collect();
-    drop(have_first);
-    tokio::time::timeout(Duration::from_secs(120), async {
-        for _ in 0..STREAMS {
-            firsts
-                .recv()
-                .await
-                .expect("every stream gets its first call");
+            }));
         }
-    })
-    .await
-    .expect("all 1,000 streams have their first call while the upstream holds");
+        let wave_done = tokio::time::timeout(Duration::from_secs(60), async {
+            while have < (wave + 1) * BATCH {
+                firsts
+                    .recv()
+                    .await
+                    .expect("every stream gets its first call");
+                have += 1;
+            }
+        })
+        .await;
+        assert!(
+            wave_done.is_ok(),
+            "the streams have their first call while the upstream holds: \
+             {have} have it, the upstream received {} requests, {} are held",
+            upstream.received().len(),
+            upstream.reached(0)
+        );
+    }
     assert_eq!(
         upstream.reached(0),
         STREAMS,
