@@ -13,6 +13,12 @@
 //! parsed arguments (calls that failed as the protocol marks them), the
 //! finish reason and the errors.
 //!
+//! The parser does not yet cut every syntax's arguments into
+//! `ArgumentsDelta` pieces, so a third stream per response comes from the
+//! library's `Encoder` fed the parser's events with each started call's
+//! arguments cut into 7-byte fragments (a valid-JSON prefix for calls that
+//! then fail): the clients must join them to the same arguments.
+//!
 //! Clients: the `openai` Python package (Chat Completions and Responses),
 //! the `anthropic` Python package, the `ai` npm package (v5 and v6), and
 //! `@ag-ui/core` with `@ag-ui/client`. Install them with
@@ -24,6 +30,9 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
+use actionstream::protocol::{Encoder, Format, Options};
+use actionstream::sse::{SseItem, SseParser};
+use actionstream::{ActionId, Config, Event, Parser};
 use serde_json::{json, Value};
 
 fn root() -> PathBuf {
@@ -104,6 +113,90 @@ fn cli(case: &Case, extra: &[&str]) -> Vec<u8> {
         String::from_utf8_lossy(&out.stderr)
     );
     out.stdout
+}
+
+/// The parser's events of a case (and its stream-level errors), with each
+/// named call's arguments cut into fragments of 7 bytes right after its
+/// start: the whole compact arguments of a call that completes, and `{` for
+/// one that ends invalid.
+fn fragmented(case: &Case) -> Vec<Result<Event, String>> {
+    let input = std::fs::read(&case.file).expect("read the case");
+    let mut items: Vec<Result<Event, String>> = Vec::new();
+    if case.sse {
+        let mut parser = SseParser::new(Config::default());
+        let mut out = Vec::new();
+        parser.push(&input, &mut out);
+        parser.finish(&mut out);
+        items.extend(out.into_iter().map(|i| match i {
+            SseItem::Event(e) => Ok(e),
+            SseItem::Error(m) => Err(m),
+        }));
+    } else {
+        let mut parser = Parser::new(Config::default());
+        let mut out = Vec::new();
+        parser.push_bytes(&input, &mut out);
+        parser.finish(&mut out);
+        items.extend(out.into_iter().map(Ok));
+    }
+    // The JSON each started action's fragments stand for.
+    let mut whole = std::collections::HashMap::new();
+    for item in &items {
+        match item {
+            Ok(Event::ActionComplete(a)) => {
+                whole.insert(a.id, serde_json::to_string(&a.arguments).unwrap());
+            }
+            Ok(Event::ActionInvalid(a)) => {
+                whole.insert(a.id, "{".to_owned());
+            }
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    for item in items {
+        let named = match &item {
+            Ok(Event::ActionStarted {
+                id, name: Some(_), ..
+            }) => Some(*id),
+            _ => None,
+        };
+        out.push(item);
+        if let Some(id) = named {
+            out.extend(pieces(id, &whole[&id]));
+        }
+    }
+    out
+}
+
+fn pieces(id: ActionId, json: &str) -> Vec<Result<Event, String>> {
+    let mut out = Vec::new();
+    let mut rest = json;
+    while !rest.is_empty() {
+        let mut cut = rest.len().min(7);
+        while !rest.is_char_boundary(cut) {
+            cut += 1;
+        }
+        out.push(Ok(Event::ArgumentsDelta {
+            id,
+            json: rest[..cut].to_owned(),
+        }));
+        rest = &rest[cut..];
+    }
+    out
+}
+
+/// Encodes events (and errors) as `format`, live.
+fn encode(format: &str, items: &[Result<Event, String>], id: &str) -> Vec<u8> {
+    let format: Format = format.parse().expect("a format");
+    let mut encoder = Encoder::new(format, Options::default().id(id).created(1_700_000_000));
+    let mut out = String::new();
+    for item in items {
+        match item {
+            Ok(e) => encoder.event(e, &mut out),
+            Err(m) => encoder.error(m, &mut out),
+        }
+    }
+    encoder.finish(&mut out);
+    out.into_bytes()
 }
 
 /// One client: the format it reads and the command that runs it.
@@ -439,6 +532,14 @@ fn check_client(client: &Client, test: &str) {
                 expected(&events, client.format, calls == "live"),
             ));
         }
+        let file = dir.join(format!("{n:02}_fragments.sse"));
+        let out = encode(client.format, &fragmented(case), &format!("c{n}f"));
+        std::fs::write(&file, out).expect("write the stream");
+        files.push(file);
+        expectations.push((
+            format!("{} in fragments", case.file.display()),
+            expected(&events, client.format, true),
+        ));
     }
     let results = run_client(client, &files);
     for (got, (what, exp)) in results.iter().zip(&expectations) {
