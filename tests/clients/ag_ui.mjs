@@ -1,5 +1,6 @@
-// `--output ag-ui` read by AG-UI's packages: `node ag_ui.mjs` reads the
-// stream on standard input and prints what the client built.
+// `--output ag-ui` read by AG-UI's packages: `node ag_ui.mjs [FILE...]`
+// reads each stream (standard input without FILE) and prints what the
+// client built, one JSON line each.
 //
 // 1. Every event is validated with `@ag-ui/core`'s `EventSchemas.parse`,
 //    and the sequence is checked here: `RUN_STARTED` first, `RUN_FINISHED`
@@ -19,7 +20,6 @@ function fail(message) {
 }
 
 async function check(body) {
-
   // 1. Event by event.
   const text = body.toString("utf8");
   if (!text.endsWith("\n\n")) fail("the stream must end with a blank line");

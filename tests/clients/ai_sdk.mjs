@@ -1,6 +1,6 @@
 // `--output ai-sdk` read by the `ai` package (the AI SDK): `node ai_sdk.mjs
-// [ai|ai6]` reads the stream on standard input and prints what the client
-// built.
+// [ai|ai6] [FILE...]` reads each stream (standard input without FILE) and
+// prints what the client built, one JSON line each.
 //
 // 1. Every frame is parsed by the package's own `parseJsonEventStream` with
 //    its `uiMessageChunkSchema`: each chunk must validate; the stream must
@@ -22,7 +22,6 @@ function fail(message) {
 }
 
 async function check(body) {
-
   // 1. Chunk by chunk.
   const text = body.toString("utf8");
   if (!text.endsWith("data: [DONE]\n\n")) fail("the stream must end with data: [DONE]");
