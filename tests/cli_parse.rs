@@ -17,6 +17,10 @@ fn files(dir: &Path, out: &mut Vec<PathBuf>) {
     };
     for entry in entries.flatten() {
         let path = entry.path();
+        if path.ends_with("node_modules") {
+            // The protocol clients' installed packages (tests/clients).
+            continue;
+        }
         if path.is_dir() {
             files(&path, out);
         } else {

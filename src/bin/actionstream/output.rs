@@ -1,14 +1,16 @@
-//! JSON lines and the human view.
+//! JSON lines, the protocols, and the human view.
 
 use std::io::Write;
 
+use actionstream::protocol::{Encoder, Format, Options};
 use actionstream::{wire, Event};
 use serde_json::Value;
 
 /// How events are written.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Style {
-    /// One JSON object per line.
+    /// One JSON object per line, or the frames of a protocol (the
+    /// writer's encoder).
     Json,
     /// For people: narrative as text, actions as short coloured lines.
     Pretty,
@@ -28,16 +30,35 @@ pub struct Counts {
 pub struct Writer<W: Write> {
     out: W,
     style: Style,
+    encoder: Encoder,
+    buf: String,
     pub counts: Counts,
 }
 
 impl<W: Write> Writer<W> {
+    /// A writer of the JSON lines (or of `style`).
     pub fn new(out: W, style: Style) -> Self {
+        Self::with_encoder(out, style, Encoder::new(Format::Events, Options::default()))
+    }
+
+    /// A writer of `encoder`'s format (used in the `Json` style).
+    pub fn with_encoder(out: W, style: Style, encoder: Encoder) -> Self {
         Writer {
             out,
             style,
+            encoder,
+            buf: String::new(),
             counts: Counts::default(),
         }
+    }
+
+    /// Writes what the encoder appended to the buffer.
+    fn emit(&mut self) -> std::io::Result<()> {
+        if !self.buf.is_empty() {
+            self.out.write_all(self.buf.as_bytes())?;
+            self.buf.clear();
+        }
+        Ok(())
     }
 
     /// Writes `events` and flushes.
@@ -51,9 +72,8 @@ impl<W: Write> Writer<W> {
             }
             match self.style {
                 Style::Json => {
-                    if let Some(line) = wire::event_line(e) {
-                        writeln!(self.out, "{line}")?;
-                    }
+                    self.encoder.event(e, &mut self.buf);
+                    self.emit()?;
                 }
                 Style::Pretty => self.pretty(e)?,
                 Style::Summary => {}
@@ -79,12 +99,22 @@ impl<W: Write> Writer<W> {
                 writeln!(self.out, "\x1b[31m! {message}\x1b[0m")?;
                 self.out.flush()
             }
-            _ => self.line(&wire::error_line(message)),
+            Style::Json => {
+                self.encoder.error(message, &mut self.buf);
+                self.emit()?;
+                self.out.flush()
+            }
+            Style::Summary => Ok(()),
         }
     }
 
-    /// Ends the output: the summary line, if asked for.
+    /// Ends the output: the protocol's closing frames, or the summary line
+    /// if asked for.
     pub fn finish(&mut self) -> std::io::Result<()> {
+        if self.style == Style::Json {
+            self.encoder.finish(&mut self.buf);
+            self.emit()?;
+        }
         if self.style == Style::Summary {
             let c = self.counts;
             writeln!(

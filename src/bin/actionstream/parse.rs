@@ -4,8 +4,10 @@ use std::io::{self, Read, Write};
 use std::path::{Path, PathBuf};
 
 use actionstream::chunking::ChunkSizes;
+use actionstream::protocol::{Calls, Encoder, Format, Options};
 use actionstream::sse::{SseItem, SseParser};
 use actionstream::{Config, ConfigFile, Parser, ParserSettings};
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 
 use crate::output::{Style, Writer};
 
@@ -92,6 +94,37 @@ pub struct ParseArgs {
     /// Print only one line at the end with the counts.
     #[arg(long)]
     pub summary: bool,
+    /// The output: `events` (JSON lines), or a protocol's server-sent
+    /// events that its clients read.
+    #[arg(long, value_name = "FORMAT", default_value = "events", value_parser = format_parser())]
+    pub output: Format,
+    /// With a protocol output: `live` sends each call as the model writes
+    /// it; `complete` holds each call until it completes, so a failed call
+    /// never goes out as a call.
+    #[arg(long, value_enum, default_value = "live")]
+    pub calls: CallsArg,
+    /// With a protocol output: the base of its ids (for reproducible output).
+    #[arg(long, value_name = "ID")]
+    pub response_id: Option<String>,
+    /// With a protocol output: the creation time it reports, in Unix
+    /// seconds (for reproducible output).
+    #[arg(long, value_name = "SECS")]
+    pub created: Option<u64>,
+}
+
+/// When calls go out in a protocol output.
+#[derive(clap::ValueEnum, Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CallsArg {
+    /// As the model writes them.
+    Live,
+    /// Each whole, when it completes.
+    Complete,
+}
+
+/// `--output`'s names, as the library spells them.
+fn format_parser() -> impl TypedValueParser<Value = Format> {
+    PossibleValuesParser::new(Format::ALL.map(Format::as_str))
+        .map(|name| name.parse::<Format>().expect("a listed format"))
 }
 
 impl ParseOptions {
@@ -321,7 +354,17 @@ pub fn main(args: ParseArgs) -> Result<(), String> {
         Some(p) => Some(ConfigFile::load(p).map_err(|e| e.to_string())?),
         None => None,
     };
-    let config = build_config(&args.options, file.as_ref())?;
+    let mut config = build_config(&args.options, file.as_ref())?;
+    if args.output != Format::Events {
+        if args.pretty || args.summary {
+            return Err(format!(
+                "--pretty and --summary go with --output events, not {}",
+                args.output
+            ));
+        }
+        // Protocols stream a call's arguments as the model writes them.
+        config = config.argument_deltas(true);
+    }
     let input = open_input(args.file.as_deref())?;
     let style = if args.summary {
         Style::Summary
@@ -331,7 +374,14 @@ pub fn main(args: ParseArgs) -> Result<(), String> {
         Style::Json
     };
     let stdout = io::stdout();
-    let mut writer = Writer::new(stdout.lock(), style);
+    let mut options = Options::default().calls(match args.calls {
+        CallsArg::Live => Calls::Live,
+        CallsArg::Complete => Calls::Complete,
+    });
+    options.id = args.response_id.clone();
+    options.created = args.created;
+    let encoder = Encoder::new(args.output, options);
+    let mut writer = Writer::with_encoder(stdout.lock(), style, encoder);
     let parser = AnyParser::new(args.options.input, config);
     let result = drive(input, &args.options, parser, |items| {
         for item in items {
