@@ -698,7 +698,22 @@ impl DialectMachine {
             return Flow::Go;
         }
         sec.tentative = false;
-        sec.read = Read::JsonAfter { at: self.pos };
+        let sc = &self.c.sections[sec.idx];
+        let joiner = matches!(
+            sec.form.map(|f| &sc.forms[f]),
+            Some(Form::Json {
+                joiner: Some(_),
+                ..
+            })
+        );
+        if sc.close.is_none() && sc.trailer.is_none() && !joiner {
+            // Nothing may follow: the section ends with its value, in
+            // the push that delivers the value's last byte.
+            let at = self.pos;
+            self.end_section(sec, at, emit);
+        } else {
+            sec.read = Read::JsonAfter { at: self.pos };
+        }
         Flow::Go
     }
 
