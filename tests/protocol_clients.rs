@@ -47,6 +47,19 @@ fn clients_dir() -> PathBuf {
 struct Case {
     file: PathBuf,
     sse: bool,
+    /// The model dialect the response is written in, if any.
+    dialect: Option<String>,
+}
+
+impl Case {
+    fn config(&self) -> Config {
+        match &self.dialect {
+            Some(d) => Config::default()
+                .dialect_named(d)
+                .expect("a built-in dialect"),
+            None => Config::default(),
+        }
+    }
 }
 
 fn files_in(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -79,20 +92,62 @@ fn long_parameter(dir: &Path) -> PathBuf {
     path
 }
 
+/// A Qwen3-Coder response with reasoning whose call has a 20 KB raw string
+/// parameter, which the parser streams in pieces as it is written.
+fn long_dialect_parameter(dir: &Path) -> PathBuf {
+    let mut content = String::new();
+    let mut n = 0;
+    while content.len() < 20_000 {
+        content.push_str(&format!(
+            "fn f{n}() -> &'static str {{ \"café ☕ {n}\" }}\n"
+        ));
+        n += 1;
+    }
+    let text = format!(
+        "<think>The file is long; write it in one call.</think>Writing it now.\n<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/gen.rs\n</parameter>\n<parameter=content>\n{content}\n</parameter>\n</function>\n</tool_call>"
+    );
+    let path = dir.join("long_dialect_parameter.txt");
+    std::fs::write(&path, text).expect("write the generated response");
+    path
+}
+
 fn cases(dir: &Path) -> Vec<Case> {
     let mut cases = Vec::new();
     for d in ["examples/responses", "tests/data", "tests/data/protocols"] {
         for file in files_in(&root().join(d), "md") {
-            cases.push(Case { file, sse: false });
+            cases.push(Case {
+                file,
+                sse: false,
+                dialect: None,
+            });
         }
     }
     cases.push(Case {
         file: long_parameter(dir),
         sse: false,
+        dialect: None,
+    });
+    // Model dialects: reasoning, raw-text values and JSON, streamed as
+    // argument pieces by the parser itself (not cut by this test).
+    for dialect in actionstream::dialect::BUILTIN {
+        cases.push(Case {
+            file: root().join(format!("examples/responses/dialects/{dialect}.txt")),
+            sse: false,
+            dialect: Some(dialect.to_owned()),
+        });
+    }
+    cases.push(Case {
+        file: long_dialect_parameter(dir),
+        sse: false,
+        dialect: Some("qwen3_coder".to_owned()),
     });
     for d in ["tests/data", "tests/data/providers"] {
         for file in files_in(&root().join(d), "sse") {
-            cases.push(Case { file, sse: true });
+            cases.push(Case {
+                file,
+                sse: true,
+                dialect: None,
+            });
         }
     }
     cases
@@ -102,6 +157,9 @@ fn cases(dir: &Path) -> Vec<Case> {
 fn cli(case: &Case, extra: &[&str]) -> Vec<u8> {
     let mut cmd = Command::new(env!("CARGO_BIN_EXE_actionstream"));
     cmd.arg("parse").args(extra).arg(&case.file);
+    if let Some(d) = &case.dialect {
+        cmd.args(["--dialect", d]);
+    }
     if case.sse {
         cmd.args(["--input", "sse"]);
     }
@@ -132,7 +190,7 @@ fn fragmented(case: &Case) -> Vec<Result<Event, String>> {
             SseItem::Error(m) => Err(m),
         }));
     } else {
-        let mut parser = Parser::new(Config::default());
+        let mut parser = Parser::new(case.config());
         let mut out = Vec::new();
         parser.push_bytes(&input, &mut out);
         parser.finish(&mut out);
