@@ -84,6 +84,9 @@ pub fn check_bytes(config: &Config, bytes: &[u8]) -> Vec<Event> {
         assert_lossless_dialects(config, &whole, &text);
     }
     assert_ids(&whole);
+    if config.get_argument_deltas() {
+        assert_argument_deltas(&whole);
+    }
 
     let bytewise = run_chunks(config, bytes.chunks(1));
     assert_same(&whole, &bytewise, "one byte at a time");
@@ -206,6 +209,49 @@ pub fn assert_lossless_dialects(config: &Config, events: &[Event], text: &str) {
         j += ch;
     }
     assert_eq!(j, r.len(), "the events hold text the input does not");
+}
+
+/// Argument deltas: the pieces of each completed action, concatenated, are
+/// a JSON text of exactly its arguments, and no piece of an id comes after
+/// its end event. A dialect action must have pieces; an action of another
+/// syntax is checked where it has any.
+pub fn assert_argument_deltas(events: &[Event]) {
+    use std::collections::BTreeMap;
+    let mut pieces: BTreeMap<u64, String> = BTreeMap::new();
+    let mut ended = BTreeSet::new();
+    for e in events {
+        match e {
+            Event::ArgumentsDelta { id, json } => {
+                assert!(
+                    !ended.contains(&id.0),
+                    "an argument delta of id {id} after its end event: {json:?}"
+                );
+                pieces.entry(id.0).or_default().push_str(json);
+            }
+            Event::ActionComplete(a) => {
+                ended.insert(a.id.0);
+                let text = pieces.get(&a.id.0).map(String::as_str);
+                if text.is_none() && a.syntax != crate::event::Syntax::Dialect {
+                    continue;
+                }
+                let text = text.unwrap_or("");
+                let parsed: Result<serde_json::Value, _> = serde_json::from_str(text);
+                let same = parsed
+                    .as_ref()
+                    .is_ok_and(|v| v == &a.arguments && v.to_string() == a.arguments.to_string());
+                assert!(
+                    same,
+                    "the argument deltas of id {} do not make its arguments:\n deltas: {text:?}\n  parse: {parsed:?}\n   args: {}",
+                    a.id,
+                    a.arguments
+                );
+            }
+            Event::ActionInvalid(a) => {
+                ended.insert(a.id.0);
+            }
+            _ => {}
+        }
+    }
 }
 
 /// Every started id ends once; ids count from 0 in order of start.

@@ -73,26 +73,34 @@ fn every_dialect_reads_the_peers_outputs_at_every_chunking() {
                 )
                 .unwrap(),
             };
-            let got = std::panic::catch_unwind(|| common::parse_with(&config(dialect), &text));
-            let events = match got {
-                Ok(ev) => ev,
-                Err(e) => {
-                    let msg = e
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default();
-                    failures.push(format!("{name}: invariant broken: {msg}"));
-                    continue;
+            // Without and with argument deltas (the oracle then checks
+            // that each call's pieces make its arguments).
+            for deltas in [false, true] {
+                let how = if deltas { " (argument deltas)" } else { "" };
+                let cfg = config(dialect).argument_deltas(deltas);
+                let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    common::parse_with(&cfg, &text)
+                }));
+                let events = match got {
+                    Ok(ev) => ev,
+                    Err(e) => {
+                        let msg = e
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default();
+                        failures.push(format!("{name}{how}: invariant broken: {msg}"));
+                        continue;
+                    }
+                };
+                let (complete, invalid) = calls(&events);
+                if Value::Array(complete.clone()) != want || !invalid.is_empty() {
+                    failures.push(format!(
+                        "{name}{how}:\n  want {want}\n  got  {}\n  invalid {invalid:?}\n  events {:?}",
+                        Value::Array(complete),
+                        common::summary(&events)
+                    ));
                 }
-            };
-            let (complete, invalid) = calls(&events);
-            if Value::Array(complete.clone()) != want || !invalid.is_empty() {
-                failures.push(format!(
-                    "{name}:\n  want {want}\n  got  {}\n  invalid {invalid:?}\n  events {:?}",
-                    Value::Array(complete),
-                    common::summary(&events)
-                ));
             }
         }
     }

@@ -220,6 +220,50 @@ impl Compact {
     }
 }
 
+/// The argument deltas of the last started call of a JSON form, as far as
+/// its scanner's copy is settled. They stream from the value of the
+/// object's first arguments key when that is one of the form's argument
+/// keys (the key [`json_arguments`] then takes); otherwise the arguments go
+/// out whole when the call ends.
+fn json_deltas(
+    scanner: &JsonScanner,
+    slots: &[usize],
+    calls: &mut [Call],
+    keys: &[String],
+    emit: &mut Emit<'_>,
+) {
+    let Some(si) = slots.iter().rposition(|&c| c != usize::MAX) else {
+        return;
+    };
+    let call = &mut calls[slots[si]];
+    // Keys the scanner does not know as arguments keys could still come
+    // first: then nothing streams.
+    let known = keys
+        .iter()
+        .all(|k| matches!(k.as_str(), "arguments" | "parameters" | "input"));
+    if call.compact.at.is_none() && known {
+        let slot = scanner.slot(si);
+        let first_key = slot.and_then(|s| s.args_at().first()).map(|(k, _)| *k);
+        if first_key.is_some_and(|k| keys.iter().any(|x| x == k)) {
+            if let Some(at) = slot.and_then(|s| s.args_out()) {
+                call.compact = Compact::from(at);
+            }
+        }
+    }
+    let mut piece = String::new();
+    call.compact
+        .advance(scanner.repaired(), scanner.settled(), &mut piece);
+    if !piece.is_empty() {
+        call.sent = true;
+        if let Some(id) = call.id {
+            emit.push(Event::ArgumentsDelta {
+                id: ActionId(id),
+                json: piece,
+            });
+        }
+    }
+}
+
 /// A JSON string's text (quotes and escapes) for `s`.
 fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
@@ -622,8 +666,18 @@ impl DialectMachine {
             Some(used) => self.pos + used,
             None => end,
         };
-        // Calls whose names became certain start now.
+        let deltas = self.shared.cfg.argument_deltas;
+        let keys = match sec.form.map(|f| &self.c.sections[sec.idx].forms[f]) {
+            Some(Form::Json { argument_keys, .. }) => argument_keys.as_slice(),
+            _ => &[],
+        };
+        // Calls whose names became certain start now; the call before each
+        // gives out its deltas first (its object has ended), so the pieces
+        // of one call come together whatever the chunks.
         for i in scanner.take_named() {
+            if deltas {
+                json_deltas(scanner, slots, &mut sec.calls, keys, emit);
+            }
             let name = scanner.slot(i).and_then(|s| s.name()).map(str::to_owned);
             while slots.len() <= i {
                 slots.push(usize::MAX);
@@ -631,40 +685,14 @@ impl DialectMachine {
             sec.tentative = false;
             let id = emit.start(name.clone(), Syntax::Dialect, self.c.tag(sec.idx));
             slots[i] = sec.calls.len();
-            let compact = scanner
-                .slot(i)
-                .and_then(|s| s.args_out())
-                .map(Compact::from);
             sec.calls.push(Call {
                 id: Some(id),
                 name,
-                compact: compact.unwrap_or_default(),
                 ..Call::default()
             });
         }
-        if self.shared.cfg.argument_deltas {
-            // The last started call's arguments, as far as they are settled.
-            if let Some(&ci) = slots.iter().rev().find(|&&c| c != usize::MAX) {
-                let slot_args = scanner.slot(slots.iter().position(|&c| c == ci).unwrap_or(0));
-                let call = &mut sec.calls[ci];
-                if call.compact.at.is_none() {
-                    if let Some(at) = slot_args.and_then(|s| s.args_out()) {
-                        call.compact = Compact::from(at);
-                    }
-                }
-                let mut piece = String::new();
-                call.compact
-                    .advance(scanner.repaired(), scanner.settled(), &mut piece);
-                if !piece.is_empty() {
-                    call.sent = true;
-                    if let Some(id) = call.id {
-                        emit.push(Event::ArgumentsDelta {
-                            id: ActionId(id),
-                            json: piece,
-                        });
-                    }
-                }
-            }
+        if deltas {
+            json_deltas(scanner, slots, &mut sec.calls, keys, emit);
         }
         if let Some(err) = scanner.error() {
             let err = err.clone();
@@ -747,9 +775,13 @@ impl DialectMachine {
                                     .join(" or ")
                             ),
                         )),
-                        Some(_) => {
-                            json_arguments(&mut obj, argument_keys, &mut sec.repairs, sec.from)
-                        }
+                        Some(_) => json_arguments(
+                            &mut obj,
+                            argument_keys,
+                            slot.args_at(),
+                            &mut sec.repairs,
+                            sec.from,
+                        ),
                     });
                 }
                 Some(other) => {
@@ -1091,12 +1123,16 @@ impl DialectMachine {
                 let tool = sec.calls.last().and_then(|c| c.name.clone());
                 if let Some(vfrom) = raw_from {
                     if deltas {
+                        // Held back: a prefix of the value's end marker,
+                        // and before it a line ending the value may end with.
                         let held = match next {
                             Some(_) => 0,
                             None => {
-                                value_end.held(&self.ms)
+                                let marker = value_end.held(&self.ms);
+                                let before = stop.saturating_sub(marker).max(vfrom);
+                                marker
                                     + if *trim {
-                                        trailing_line_ending(self.text(vfrom, stop.max(vfrom)))
+                                        trailing_line_ending(self.text(vfrom, before))
                                     } else {
                                         0
                                     }
@@ -1113,7 +1149,7 @@ impl DialectMachine {
                         if let Some(sent) = streamed {
                             let upto = if next.is_some() {
                                 let t = self.text(vfrom, stop);
-                                vfrom + t.len() - if *trim { trailing_line_ending(t) } else { 0 }
+                                vfrom + t.len() - if *trim { final_line_ending(t) } else { 0 }
                             } else {
                                 safe
                             };
@@ -1437,19 +1473,29 @@ fn indexed(text: &str) -> (String, Option<String>) {
     (name.to_owned(), Some(text.to_owned()))
 }
 
-/// The arguments of a JSON call object.
+/// The arguments of a JSON call object: the value of the first of its
+/// keys (in the order written) that is one of `keys`. `read` lists the
+/// arguments keys the scanner saw, in order, repeats included: a key
+/// written twice leaves the call ambiguous (and its deltas, streamed from
+/// the first, wrong), so it is an error.
 fn json_arguments(
     obj: &mut Map<String, Value>,
     keys: &[String],
+    read: &[(&str, usize)],
     repairs: &mut Vec<(RepairKind, usize)>,
     at: usize,
 ) -> Result<Value, ActionError> {
-    let Some((key, v)) = keys
-        .iter()
-        .find_map(|k| obj.shift_remove(k).map(|v| (k, v)))
-    else {
+    let Some(key) = obj.keys().find(|k| keys.contains(k)).cloned() else {
         return Ok(Value::Object(Map::new()));
     };
+    if read.iter().filter(|(k, _)| *k == key).count() > 1 {
+        return Err(ActionError::new(
+            ErrorKind::Shape,
+            key.as_str(),
+            format!("the call object has `{key}` more than once"),
+        ));
+    }
+    let v = obj.shift_remove(&key).unwrap_or(Value::Null);
     match v {
         Value::Object(_) => Ok(v),
         Value::Null => Ok(Value::Object(Map::new())),
@@ -1495,6 +1541,18 @@ fn trailing_line_ending(text: &str) -> usize {
     if text.ends_with("\r\n") {
         2
     } else if text.ends_with('\n') || text.ends_with('\r') {
+        1
+    } else {
+        0
+    }
+}
+
+/// The line ending `text` ends with, as [`trim_line_endings`] drops it (a
+/// lone `\r` is none).
+fn final_line_ending(text: &str) -> usize {
+    if text.ends_with("\r\n") {
+        2
+    } else if text.ends_with('\n') {
         1
     } else {
         0
