@@ -112,3 +112,84 @@ fn every_dialect_reads_the_peers_outputs_at_every_chunking() {
         failures.join("\n")
     );
 }
+
+/// A 20 KB file body with quotes, backslashes, tabs, line endings and
+/// non-ASCII text.
+fn file_body() -> String {
+    let mut body = String::new();
+    let mut i = 0;
+    while body.len() < 20 << 10 {
+        body.push_str(&format!(
+            "line {i:05}: say \"hi\" \\ to ünïcödé ✓\tand {{braces}} [x]\n"
+        ));
+        i += 1;
+    }
+    body
+}
+
+#[test]
+fn a_20kb_string_parameter_streams_in_pieces_in_every_dialect() {
+    use common::dialects::{call, calls_text};
+    let body = file_body();
+    for dialect in BUILTIN {
+        let args = serde_json::json!({"path": "notes.txt", "content": body});
+        let text = format!(
+            "Writing the file.\n{}",
+            calls_text(dialect, &[call("write_file", args.clone())])
+        );
+        let at = text.find("line 00000").expect("the body is in the text");
+        let cfg = config(dialect).argument_deltas(true);
+        let mut parser = actionstream::Parser::new(cfg.clone());
+        let mut events = Vec::new();
+        let (mut first_delta, mut before_end, mut ended) = (None, 0, false);
+        let mut pushed = 0;
+        let mut all = Vec::new();
+        for chunk in text.as_bytes().chunks(4) {
+            parser.push_bytes(chunk, &mut events);
+            pushed += chunk.len();
+            for e in events.drain(..) {
+                match &e {
+                    Event::ArgumentsDelta { .. } if !ended => {
+                        first_delta.get_or_insert(pushed);
+                        before_end += 1;
+                    }
+                    Event::ActionComplete(_) | Event::ActionInvalid(_) => ended = true,
+                    _ => {}
+                }
+                all.push(e);
+            }
+        }
+        parser.finish(&mut events);
+        all.append(&mut events);
+        let all = actionstream::oracle::merge(all);
+        actionstream::oracle::assert_argument_deltas(&all);
+        assert_eq!(
+            all,
+            actionstream::oracle::run_chunks(&cfg, [text.as_bytes()]),
+            "{dialect}: 4-byte pushes give the events of the whole text"
+        );
+        let complete: Vec<_> = all
+            .iter()
+            .filter_map(|e| match e {
+                Event::ActionComplete(a) => Some((a.name.clone(), a.arguments.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            complete,
+            [("write_file".to_owned(), args)],
+            "{dialect}: the call"
+        );
+        assert!(
+            before_end > 100,
+            "{dialect}: only {before_end} argument deltas before the call ended"
+        );
+        let first = first_delta.expect("a delta");
+        assert!(
+            first < at + body.len() / 4,
+            "{dialect}: the first delta came after {} of {} bytes of the value",
+            first.saturating_sub(at),
+            body.len()
+        );
+    }
+}

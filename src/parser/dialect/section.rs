@@ -136,6 +136,8 @@ impl Sec {
         self.calls.push(Call {
             id: Some(id),
             name: Some(name),
+            // The arguments stream from the message's first byte.
+            compact: Compact::from(0),
             ..Call::default()
         });
         self.read = Read::Args(new_scanner(shared, Arc::from(Vec::new())));
