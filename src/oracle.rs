@@ -179,10 +179,7 @@ pub fn assert_lossless_dialects(config: &Config, events: &[Event], text: &str) {
         // What could be dropped here: a marker, or a harmony header (to its
         // `<|message|>`, or to the next marker when it was cut short).
         let droppable = if rest.starts_with("<|start|>") || rest.starts_with("<|channel|>") {
-            rest.find("<|message|>")
-                .map(|k| k + "<|message|>".len())
-                .or_else(|| rest[2..].find("<|").map(|k| k + 2))
-                .unwrap_or(rest.len())
+            harmony_header_len(rest, config.max_block_bytes)
         } else {
             markers
                 .iter()
@@ -251,6 +248,37 @@ pub fn assert_argument_deltas(events: &[Event]) {
             }
             _ => {}
         }
+    }
+}
+
+/// How much of `rest`, which begins with a harmony header opener, the
+/// header takes: through `<|message|>`, or up to a `<|start|>` or `<|end|>`
+/// that cuts it short, where one ends within the block limit; else up to
+/// the limit (or the end of the text).
+fn harmony_header_len(rest: &str, limit: usize) -> usize {
+    let mut lim = rest.len().min(limit.saturating_add(1));
+    while !rest.is_char_boundary(lim) {
+        lim -= 1;
+    }
+    let opener = if rest.starts_with("<|start|>") { 9 } else { 11 };
+    let first = [
+        ("<|message|>", true),
+        ("<|start|>", false),
+        ("<|end|>", false),
+    ]
+    .iter()
+    .filter_map(|(m, message)| {
+        rest[opener..]
+            .find(m)
+            .map(|k| (opener + k, m.len(), *message))
+    })
+    .filter(|(k, len, _)| k + len <= lim)
+    .min_by_key(|(k, ..)| *k);
+    match first {
+        Some((k, len, true)) => k + len,
+        Some((k, _, false)) => k,
+        None if rest.len() > lim => lim,
+        None => rest.len(),
     }
 }
 
