@@ -1781,3 +1781,73 @@ fn phi4_mini() {
         &["N:I use functools to reduce."],
     );
 }
+
+/// A tool list types raw values by each property's type (section 7).
+fn with_tools(dialect: &str) -> Config {
+    let tools = vec![
+        (
+            "pick".to_owned(),
+            serde_json::json!({"type": "object", "properties": {
+                "items": {"type": "array"},
+                "city": {"type": "string"},
+                "precision": {"type": "integer"},
+                "rate": {"type": "number"},
+                "enabled": {"type": "boolean"},
+                "meta": {"type": "object"}
+            }}),
+        ),
+        (
+            "search".to_owned(),
+            serde_json::json!({"type": "object", "required": ["query"],
+                "properties": {"query": {"type": "string"}}}),
+        ),
+    ];
+    common::dialects::config(dialect).tools(tools)
+}
+
+#[test]
+fn raw_values_typed_by_the_tools() {
+    for (dialect, input, want) in [
+        (
+            "qwen3_coder",
+            "<tool_call>\n<function=pick>\n<parameter=items>\n[\"a\", \"b\", 1, true]\n</parameter>\n<parameter=city>\n5\n</parameter>\n<parameter=precision>\n2\n</parameter>\n<parameter=rate>\n1.5\n</parameter>\n<parameter=enabled>\nTrue\n</parameter>\n<parameter=meta>\n{'k': None}\n</parameter>\n</function>\n</tool_call>",
+            vec![
+                "S0:pick",
+                r#"C0:pick:{"items":["a","b",1,true],"city":"5","precision":2,"rate":1.5,"enabled":true,"meta":{"k":null}}"#,
+            ],
+        ),
+        (
+            "minimax_m2",
+            "<minimax:tool_call>\n<invoke name=\"pick\">\n<parameter name=\"city\">42</parameter>\n<parameter name=\"precision\">7</parameter>\n</invoke>\n</minimax:tool_call>",
+            vec!["S0:pick", r#"C0:pick:{"city":"42","precision":7}"#],
+        ),
+        (
+            "glm",
+            "<tool_call>pick<arg_key>precision</arg_key><arg_value>two</arg_value></tool_call>",
+            vec![
+                "S0:pick",
+                "I0:pick:at precision: expected an integer, found a string (\"two\")",
+            ],
+        ),
+        (
+            // `string="true"` is the string as written, whatever the schema.
+            "deepseek_v32",
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"pick\">\n<｜DSML｜parameter name=\"city\" string=\"true\">5</｜DSML｜parameter>\n<｜DSML｜parameter name=\"precision\" string=\"false\">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+            vec!["S0:pick", r#"C0:pick:{"city":"5","precision":3}"#],
+        ),
+        (
+            "hermes",
+            "<tool_call>{\"name\": \"search\", \"arguments\": {\"q\": \"rust\"}}</tool_call>",
+            vec!["S0:search", "I0:search:at query: required field missing"],
+        ),
+    ] {
+        let events = common::parse_with(&with_tools(dialect), input);
+        assert_eq!(common::summary(&events), want, "{dialect}");
+        let deltas = common::parse_with(&with_tools(dialect).argument_deltas(true), input);
+        assert_eq!(
+            common::completed(&deltas),
+            common::completed(&events),
+            "{dialect}: the same calls with argument deltas"
+        );
+    }
+}
