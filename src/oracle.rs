@@ -256,7 +256,7 @@ pub fn assert_argument_deltas(events: &[Event]) {
 /// that cuts it short, where one ends within the block limit; else up to
 /// the limit (or the end of the text).
 fn harmony_header_len(rest: &str, limit: usize) -> usize {
-    let mut lim = rest.len().min(limit.saturating_add(1));
+    let mut lim = rest.len().min(limit);
     while !rest.is_char_boundary(lim) {
         lim -= 1;
     }

@@ -78,7 +78,7 @@ pub(super) struct DialectMachine {
     state: DState,
     ms: MarkerState,
     /// While a block or a header is read: the offset past which its
-    /// readers see nothing (one byte over the block limit), so that it
+    /// readers see nothing (the block limit from its start), so that it
     /// outgrows the limit at the same byte whatever the chunks.
     cap: Option<usize>,
     /// Text up to here has been read again after a block ended at its
@@ -356,7 +356,7 @@ impl DialectMachine {
         loop {
             // A header longer than the block limit is dropped at the limit
             // (as one cut short is), whatever the chunks.
-            self.cap = Some(from.saturating_add(self.shared.cfg.max_block_bytes + 1));
+            self.cap = Some(from.saturating_add(self.shared.cfg.max_block_bytes));
             let found = self.seek(&h.header);
             let capped = self.end();
             self.cap = None;

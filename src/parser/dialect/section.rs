@@ -358,10 +358,11 @@ impl DialectMachine {
         let DState::Section(mut sec) = std::mem::replace(&mut self.state, DState::Detached) else {
             return Flow::Go;
         };
-        // The readers see at most one byte over the limit: the section
-        // outgrows it at that byte, whatever the chunks.
+        // The readers see the section up to the limit: when they have read
+        // all of that and more text follows, the section outgrows it there,
+        // whatever the chunks.
         let limit = self.shared.cfg.max_block_bytes;
-        self.cap = Some(sec.from.saturating_add(limit).saturating_add(1));
+        self.cap = Some(sec.from.saturating_add(limit));
         let flow = self.section_step(&mut sec, emit);
         let capped = self.end();
         self.cap = None;
