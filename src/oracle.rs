@@ -156,28 +156,44 @@ pub fn assert_lossless(events: &[Event], text: &str) {
 /// block, in order, give back `text` less markers that stand outside blocks
 /// (the dialects' reasoning and ignored markers, harmony headers).
 pub fn assert_lossless_dialects(config: &Config, events: &[Event], text: &str) {
-    let mut rebuilt = String::with_capacity(text.len());
+    // The text is cut by the blocks' spans: each block's raw is the text its
+    // span covers, and between blocks the narrative and reasoning give back
+    // the text less the markers dropped there.
+    let mut between = String::new();
+    let mut at = 0;
     let mut seen = BTreeSet::new();
     for e in events {
         if let Event::Narrative(t) | Event::Reasoning(t) = e {
-            rebuilt.push_str(t);
+            between.push_str(t);
         } else if let Some((raw, span)) = e.block() {
             if seen.insert((span.start, span.end)) {
+                assert!(
+                    span.start >= at,
+                    "blocks come in order and do not overlap: {span:?} after {at}"
+                );
                 assert!(
                     text.get(span.range()) == Some(raw),
                     "a block's raw is the text its span covers"
                 );
-                rebuilt.push_str(raw);
+                assert_gap(config, &text[at..span.start], at, &between);
+                between.clear();
+                at = span.end;
             }
         }
     }
+    assert_gap(config, &text[at..], at, &between);
+}
+
+/// Text outside blocks (from offset `from`) against the narrative and
+/// reasoning told for it: the same, but for markers that may be dropped.
+fn assert_gap(config: &Config, text: &str, from: usize, told: &str) {
     let markers = config.outer_markers();
-    let (t, r) = (text.as_bytes(), rebuilt.as_bytes());
+    let (t, r) = (text.as_bytes(), told.as_bytes());
     let (mut i, mut j) = (0, 0);
     while i < t.len() {
         let rest = &text[i..];
         // What could be dropped here: a marker, or a harmony header (to its
-        // `<|message|>`, or to the next marker when it was cut short).
+        // `<|message|>`, or to the marker that cuts it short).
         let droppable = if rest.starts_with("<|start|>") || rest.starts_with("<|channel|>") {
             harmony_header_len(rest, config.max_block_bytes)
         } else {
@@ -189,7 +205,7 @@ pub fn assert_lossless_dialects(config: &Config, events: &[Event], text: &str) {
                 .unwrap_or(0)
         };
         // It is dropped unless the events hold it (narrative that happens
-        // to contain a marker, a block that begins with a header).
+        // to contain a marker).
         let kept = droppable > 0 && r[j.min(r.len())..].starts_with(&t[i..i + droppable]);
         if droppable > 0 && !kept {
             i += droppable;
@@ -198,14 +214,20 @@ pub fn assert_lossless_dialects(config: &Config, events: &[Event], text: &str) {
         let ch = rest.chars().next().map_or(1, char::len_utf8);
         assert!(
             r.get(j..j + ch) == t.get(i..i + ch),
-            "lossless reconstruction failed at byte {i}: the text has {:?}, the events {:?}",
+            "lossless reconstruction failed at byte {}: the text has {:?}, the events {:?}",
+            from + i,
             rest.chars().take(40).collect::<String>(),
             String::from_utf8_lossy(&r[j.min(r.len())..r.len().min(j + 40)])
         );
         i += ch;
         j += ch;
     }
-    assert_eq!(j, r.len(), "the events hold text the input does not");
+    assert!(
+        j == r.len(),
+        "the events hold text the input does not, before byte {}: {:?}",
+        from + t.len(),
+        String::from_utf8_lossy(&r[j.min(r.len())..])
+    );
 }
 
 /// Argument deltas: the pieces of each completed action, concatenated, are

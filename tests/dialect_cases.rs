@@ -1514,6 +1514,24 @@ fn gpt_oss() {
 }
 
 #[test]
+fn gpt_oss_header_inside_a_call() {
+    // Found by fuzzing: a header inside a call's JSON string is the call's
+    // text; the JSON then breaks, and the call ends at its first `<|call|>`.
+    check(
+        "gpt_oss",
+        "deltas",
+        "a header inside a broken call",
+        "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{\"a\": \"<|start|>assistant to=<|call|> b\" x}<|call|>after",
+        &[
+            "S0:f",
+            "A0:{\"a\":\"<|start|>assistant to=<|call|> b\"",
+            "I0:f:the JSON cannot be read: expected `,` or `}` after an object member, found `x` (line 1, column 107 of the block)",
+            "N: b\" x}after",
+        ],
+    );
+}
+
+#[test]
 fn cohere() {
     check(
         "cohere",
