@@ -1084,6 +1084,35 @@ fn pythonic() {
 }
 
 #[test]
+fn pythonic_text_after_the_calls() {
+    check(
+        "pythonic",
+        "",
+        "text after the list, before the closer",
+        "<|python_start|>[f(a=1)] junk<|python_end|>after",
+        &[
+            "S0:f",
+            "C0:f:{\"a\":1}",
+            "S1:-",
+            "I1:-:unexpected text after the calls: `junk`",
+            "N:after",
+        ],
+    );
+    check(
+        "pythonic",
+        "",
+        "a line that is no call",
+        "<function_calls>\nf(a=1)\nnot a call!\n</function_calls>",
+        &[
+            "S0:f",
+            "C0:f:{\"a\":1}",
+            "S1:-",
+            "I1:-:the Python call cannot be read: expected `(` after call name `not`, found `a` (line 3, column 5 of the block)",
+        ],
+    );
+}
+
+#[test]
 fn deepseek_v3() {
     check(
         "deepseek_v3",

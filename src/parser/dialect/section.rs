@@ -728,7 +728,11 @@ impl DialectMachine {
             Some(Form::Python { list: false }) if c.sections[sec.idx].close.is_some() => {
                 sec.read = Read::PyLines;
             }
-            _ => self.after_call(sec, emit),
+            _ => {
+                // After the list only the closer may come.
+                sec.stray = Some((self.pos, Stray::AfterValues));
+                self.after_call(sec, emit);
+            }
         }
         Flow::Go
     }
