@@ -1898,3 +1898,38 @@ fn raw_values_typed_by_the_tools() {
         );
     }
 }
+
+#[test]
+fn call_ids_are_kept() {
+    for (dialect, input, want) in [
+        (
+            "kimi_k2",
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0 <|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_begin|>search:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
+            vec!["functions.get_weather:0", "search:1"],
+        ),
+        (
+            "mistral",
+            "[TOOL_CALLS]add[CALL_ID]a1b2c3d4e[ARGS]{\"a\": 1}",
+            vec!["a1b2c3d4e"],
+        ),
+        (
+            "cohere",
+            "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"a\", \"parameters\": {}}, {\"tool_call_id\": 1, \"tool_name\": \"b\", \"parameters\": {}}]<|END_ACTION|>",
+            vec!["0", "1"],
+        ),
+    ] {
+        let events = common::parse_with(&config(dialect, "deltas"), input);
+        let ids: Vec<String> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ActionComplete(a) => a
+                    .attributes
+                    .iter()
+                    .find(|(k, _)| k == "call_id")
+                    .map(|(_, v)| v.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids, want, "{dialect}");
+    }
+}
