@@ -50,6 +50,9 @@ impl<R: Copy> Roles<R> {
 
 /// A call form, compiled.
 #[derive(Debug)]
+// The forms are built once per configuration and few: their sizes do not
+// matter.
+#[allow(clippy::large_enum_variant)]
 pub(super) enum Form {
     Json {
         name_keys: Arc<[String]>,
