@@ -255,9 +255,11 @@ pub fn assert_argument_deltas(events: &[Event]) {
                 }
                 let text = text.unwrap_or("");
                 let parsed: Result<serde_json::Value, _> = serde_json::from_str(text);
-                let same = parsed
-                    .as_ref()
-                    .is_ok_and(|v| v == &a.arguments && v.to_string() == a.arguments.to_string());
+                let same = parsed.as_ref().is_ok_and(|v| {
+                    // Equal, keys in the same order too.
+                    v == &a.arguments
+                        && serde_json::to_string(v).ok() == serde_json::to_string(&a.arguments).ok()
+                });
                 assert!(
                     same,
                     "the argument deltas of id {} do not make its arguments:\n deltas: {text:?}\n  parse: {parsed:?}\n   args: {}",
