@@ -188,22 +188,24 @@ pub fn assert_lossless_dialects(config: &Config, events: &[Event], text: &str) {
 /// reasoning told for it: the same, but for markers that may be dropped.
 fn assert_gap(config: &Config, text: &str, from: usize, told: &str) {
     let markers = config.outer_markers();
+    let harmony = config.dialects.iter().any(|d| d.harmony);
     let (t, r) = (text.as_bytes(), told.as_bytes());
     let (mut i, mut j) = (0, 0);
     while i < t.len() {
         let rest = &text[i..];
         // What could be dropped here: a marker, or a harmony header (to its
         // `<|message|>`, or to the marker that cuts it short).
-        let droppable = if rest.starts_with("<|start|>") || rest.starts_with("<|channel|>") {
-            harmony_header_len(rest, config.max_block_bytes)
-        } else {
-            markers
-                .iter()
-                .filter(|m| rest.starts_with(m.as_str()))
-                .map(|m| m.len())
-                .max()
-                .unwrap_or(0)
-        };
+        let droppable =
+            if harmony && (rest.starts_with("<|start|>") || rest.starts_with("<|channel|>")) {
+                harmony_header_len(rest, config.max_block_bytes)
+            } else {
+                markers
+                    .iter()
+                    .filter(|m| rest.starts_with(m.as_str()))
+                    .map(|m| m.len())
+                    .max()
+                    .unwrap_or(0)
+            };
         // It is dropped unless the events hold it (narrative that happens
         // to contain a marker).
         let kept = droppable > 0 && r[j.min(r.len())..].starts_with(&t[i..i + droppable]);

@@ -1561,6 +1561,21 @@ fn gpt_oss_header_inside_a_call() {
 }
 
 #[test]
+fn harmony_text_in_other_dialects_is_text() {
+    // Found by fuzzing: without gpt_oss, a harmony header is plain text.
+    check(
+        "hermes",
+        "open",
+        "a harmony header in reasoning",
+        "a <|start|>assistant<|channel|>final<|message|>b</think>c<|start|>",
+        &[
+            "R:a <|start|>assistant<|channel|>final<|message|>b",
+            "N:c<|start|>",
+        ],
+    );
+}
+
+#[test]
 fn cohere() {
     check(
         "cohere",
