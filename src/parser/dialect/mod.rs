@@ -23,6 +23,21 @@
 //! A section is one block: its raw and span run from its opener through its
 //! closer, and the calls in it end together when it closes (`section.rs`).
 //!
+//! Two rules keep a broken section from depending on the chunks or
+//! swallowing what follows (contract, sections 2 and 4):
+//!
+//! - While a section (or a harmony header) is read, its readers see only
+//!   the text up to the block limit from its start (`cap`): it outgrows the
+//!   limit at that byte, however the text arrived. A reader that finds an
+//!   error goes on at the byte that broke the value, not where its piece
+//!   of text ended.
+//! - A value (JSON, Python, raw text) is watched for the first closer inside
+//!   it (the section's, or the call's end marker where the form has one).
+//!   If the value then breaks, is cut off, or outgrows the limit, the call
+//!   or the section ends at that first closer and the text after it is read
+//!   again, as usual. A section that opened in text read again does not go
+//!   back a second time (`replayed`), so no text is read more than twice.
+//!
 //! # Advice for hackers
 //!
 //! - A new dialect that fits the [`Calls`](crate::dialect::Calls) forms is
