@@ -8,13 +8,20 @@
 //! Sections: throughput whole and chunked; against serde_json alone on the
 //! same blocks; against a re-parse-per-chunk baseline; per-push latency;
 //! idle parser memory; linearity on hostile inputs; 10,000 concurrent
-//! responses through the `Stream` adapter on one tokio runtime.
+//! responses through the `Stream` adapter on one tokio runtime; the model
+//! dialects (each example response in `examples/responses/dialects/`
+//! repeated to about 1 MB, and one call with a long string argument at
+//! 16, 64 and 256 KB).
+//!
+//! `cargo run --release --example bench_report -- dialects` runs only the
+//! dialect section.
 
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use actionstream::{Config, Parser};
+use actionstream::dialect::{Dialect, BUILTIN};
+use actionstream::{Config, Event, Parser};
 
 #[path = "../benches/support/mod.rs"]
 mod support;
@@ -83,6 +90,20 @@ fn time<R>(runs: usize, mut f: impl FnMut() -> R) -> Duration {
     samples[runs / 2]
 }
 
+/// The fastest of `runs` timings of each of `fs`, taken in turn (one run
+/// of each, then the next round), so that a busy spell on a shared machine
+/// falls on all of them alike; per-call time, each run repeated until it
+/// takes at least 30 ms, as in [`time`].
+fn fastest_of_each(runs: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<Duration> {
+    let mut best = vec![Duration::MAX; fs.len()];
+    for _ in 0..runs {
+        for (f, best) in fs.iter_mut().zip(&mut best) {
+            *best = (*best).min(time(1, &mut **f));
+        }
+    }
+    best
+}
+
 fn mbps(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64() / 1e6
 }
@@ -96,9 +117,14 @@ fn verdict(ok: bool) -> &'static str {
 }
 
 fn main() {
+    let mut targets: Vec<(String, String, bool)> = Vec::new();
+    if std::env::args().nth(1).as_deref() == Some("dialects") {
+        dialects(&mut targets);
+        print_targets(targets);
+        return;
+    }
     let narrative = support::narrative_corpus(100_000);
     let actions = support::action_corpus(100_000);
-    let mut targets: Vec<(String, String, bool)> = Vec::new();
 
     // -- throughput -----------------------------------------------------
     println!("### Throughput (100 KB responses)\n");
@@ -289,12 +315,266 @@ fn main() {
     // -- scale ------------------------------------------------------------
     scale();
 
+    // -- model dialects ---------------------------------------------------
+    dialects(&mut targets);
+
+    print_targets(targets);
+}
+
+fn print_targets(targets: Vec<(String, String, bool)>) {
     println!("\n### Targets\n");
     println!("| target | measured | |");
     println!("|---|---:|---|");
     for (what, got, ok) in targets {
         println!("| {what} | {got} | {} |", verdict(ok));
     }
+}
+
+/// Parses `text` with a parser sharing `template`'s configuration (so the
+/// dialect is not compiled again for each run), whole (`chunk` 0) or in
+/// `chunk`-byte pieces. Returns the complete and the invalid actions.
+fn parse_dialect(template: &Parser, text: &[u8], chunk: usize) -> (usize, usize) {
+    let mut parser = template.sibling();
+    let mut events: Vec<Event> = Vec::new();
+    let (mut complete, mut invalid) = (0, 0);
+    let mut count = |events: &mut Vec<Event>| {
+        for e in events.drain(..) {
+            match e {
+                Event::ActionComplete(_) => complete += 1,
+                Event::ActionInvalid(_) => invalid += 1,
+                _ => {}
+            }
+        }
+    };
+    if chunk == 0 {
+        parser.push_bytes(text, &mut events);
+    } else {
+        for c in text.chunks(chunk) {
+            parser.push_bytes(c, &mut events);
+            count(&mut events);
+        }
+    }
+    parser.finish(&mut events);
+    count(&mut events);
+    (complete, invalid)
+}
+
+/// With argument deltas on, in 4-byte chunks: how many pushes carried a
+/// delta (the body streams in pieces, starting early), and whether the
+/// deltas join to the call's arguments as compact JSON.
+fn check_deltas(template: &Parser, text: &[u8]) -> (usize, bool) {
+    let mut parser = template.sibling();
+    let mut events: Vec<Event> = Vec::new();
+    let (mut joined, mut pushes, mut first) = (String::new(), 0, None);
+    let mut arguments = None;
+    for (i, c) in text.chunks(4).enumerate() {
+        parser.push_bytes(c, &mut events);
+        let mut delta = false;
+        for e in events.drain(..) {
+            match e {
+                Event::ArgumentsDelta { json, .. } => {
+                    joined.push_str(&json);
+                    delta = true;
+                }
+                Event::ActionComplete(a) => arguments = Some(a.arguments.to_string()),
+                _ => {}
+            }
+        }
+        if delta {
+            pushes += 1;
+            first.get_or_insert(i);
+        }
+    }
+    parser.finish(&mut events);
+    assert!(
+        first.expect("a delta") * 4 < text.len() / 4,
+        "the deltas start early"
+    );
+    (pushes, arguments == Some(joined))
+}
+
+fn dialect_parser(name: &str, argument_deltas: bool) -> Parser {
+    let dialect = Dialect::builtin(name).expect("a built-in dialect");
+    Parser::new(
+        Config::default()
+            .dialect(dialect)
+            .argument_deltas(argument_deltas),
+    )
+}
+
+/// A file body of about `size` bytes: lines of code-like text with no
+/// quotes or backslashes, so each format can write it without escapes
+/// beyond its line endings.
+fn file_body(size: usize) -> String {
+    let mut body = String::with_capacity(size + 64);
+    let mut i = 0;
+    while body.len() < size {
+        body.push_str(&format!(
+            "    let value_{i} = compute(input[{i}], scale * {i}) + offset; // step {i}\n"
+        ));
+        i += 1;
+    }
+    body.truncate(size);
+    body
+}
+
+/// One call to `write_file` whose `content` is a `size`-byte body, as the
+/// dialect writes it raw.
+fn long_call(dialect: &str, size: usize) -> String {
+    let body = file_body(size);
+    match dialect {
+        "qwen3_coder" => format!(
+            "I'll write the file.\n<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/big.rs\n</parameter>\n<parameter=content>\n{body}\n</parameter>\n</function>\n</tool_call>"
+        ),
+        "hermes" => format!(
+            "I'll write the file.\n<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"src/big.rs\", \"content\": {}}}}}\n</tool_call>",
+            serde_json::to_string(&body).expect("a JSON string")
+        ),
+        "pythonic" => format!(
+            "[write_file(path='src/big.rs', content='{}')]",
+            body.replace('\n', "\\n")
+        ),
+        other => unreachable!("no long call written for {other}"),
+    }
+}
+
+/// Each built-in dialect on its example response repeated to about 1 MB,
+/// whole and in 4-byte chunks; and one call with a long string argument in
+/// three formats, whole and in 4-byte chunks, at 16, 64 and 256 KB.
+fn dialects(targets: &mut Vec<(String, String, bool)>) {
+    const SIZE: usize = 1_000_000;
+    println!(
+        "\n### Model dialects: each example response repeated to about 1 MB (`examples/responses/dialects/`)\n"
+    );
+    println!("| dialect | calls | whole MB/s | 4 B chunks MB/s | 4 B / whole |");
+    println!("|---|---:|---:|---:|---:|");
+    let mut worst: (f64, &str) = (f64::MAX, "");
+    for name in BUILTIN {
+        let path = format!(
+            "{}/examples/responses/dialects/{name}.txt",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let one = std::fs::read_to_string(&path).expect("the dialect's example response");
+        let template = dialect_parser(name, false);
+        let (per_response, bad) = parse_dialect(&template, one.as_bytes(), 0);
+        assert!(per_response > 0 && bad == 0, "{name}: example not read");
+        let reps = SIZE.div_ceil(one.len() + 1);
+        let text = vec![one.as_str(); reps].join("\n");
+        let expected = (per_response * reps, 0);
+        assert_eq!(
+            parse_dialect(&template, text.as_bytes(), 0),
+            expected,
+            "{name} whole"
+        );
+        assert_eq!(
+            parse_dialect(&template, text.as_bytes(), 4),
+            expected,
+            "{name} 4 B"
+        );
+        // The fastest of 7 runs of each, in turn: the median on a shared
+        // machine measures its neighbours as much as the parser.
+        let times = fastest_of_each(
+            7,
+            &mut [
+                &mut || {
+                    std::hint::black_box(parse_dialect(&template, text.as_bytes(), 0));
+                },
+                &mut || {
+                    std::hint::black_box(parse_dialect(&template, text.as_bytes(), 4));
+                },
+            ],
+        );
+        let (whole, chunked) = (times[0], times[1]);
+        let ratio = whole.as_secs_f64() / chunked.as_secs_f64();
+        if ratio < worst.0 {
+            worst = (ratio, name);
+        }
+        println!(
+            "| `{name}` | {} | {:.0} | {:.0} | {:.0}% |",
+            expected.0,
+            mbps(text.len(), whole),
+            mbps(text.len(), chunked),
+            ratio * 100.0
+        );
+    }
+    targets.push((
+        "dialects: 4-byte chunks ≥ 40% of whole (worst dialect)".into(),
+        format!("{:.0}% ({})", worst.0 * 100.0, worst.1),
+        worst.0 >= 0.4,
+    ));
+
+    println!(
+        "\n### One call with a long string argument (`write_file` with a file body), whole and in 4-byte chunks\n"
+    );
+    println!("| format | argument | whole | µs/KB | 4 B chunks | µs/KB | 4 B, argument deltas on | µs/KB | pushes with a delta | deltas join to the arguments |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
+    let mut spread: f64 = 0.0;
+    for name in ["qwen3_coder", "hermes", "pythonic"] {
+        let plain = dialect_parser(name, false);
+        let deltas = dialect_parser(name, true);
+        let mut per_kb_4: Vec<f64> = Vec::new();
+        for kb in [16usize, 64, 256] {
+            let text = long_call(name, kb * 1024);
+            assert_eq!(
+                parse_dialect(&plain, text.as_bytes(), 0),
+                (1, 0),
+                "{name} {kb} KB"
+            );
+            assert_eq!(
+                parse_dialect(&plain, text.as_bytes(), 4),
+                (1, 0),
+                "{name} {kb} KB, 4 B"
+            );
+            assert_eq!(
+                parse_dialect(&deltas, text.as_bytes(), 4),
+                (1, 0),
+                "{name} {kb} KB, deltas"
+            );
+            let (pushes, joins) = check_deltas(&deltas, text.as_bytes());
+            assert!(
+                pushes > text.len() / 16,
+                "{name} {kb} KB: deltas in only {pushes} pushes"
+            );
+            // The fastest of 15 runs of each, in turn, as above.
+            let times = fastest_of_each(
+                15,
+                &mut [
+                    &mut || {
+                        std::hint::black_box(parse_dialect(&plain, text.as_bytes(), 0));
+                    },
+                    &mut || {
+                        std::hint::black_box(parse_dialect(&plain, text.as_bytes(), 4));
+                    },
+                    &mut || {
+                        std::hint::black_box(parse_dialect(&deltas, text.as_bytes(), 4));
+                    },
+                ],
+            );
+            let (whole, chunked, streamed) = (times[0], times[1], times[2]);
+            let us_per_kb = |d: Duration| d.as_secs_f64() * 1e6 / kb as f64;
+            per_kb_4.push(us_per_kb(chunked));
+            println!(
+                "| `{name}` | {kb} KB | {:.2} ms | {:.2} | {:.2} ms | {:.2} | {:.2} ms | {:.2} | {pushes} of {} | {} |",
+                whole.as_secs_f64() * 1e3,
+                us_per_kb(whole),
+                chunked.as_secs_f64() * 1e3,
+                us_per_kb(chunked),
+                streamed.as_secs_f64() * 1e3,
+                us_per_kb(streamed),
+                text.len().div_ceil(4),
+                if joins { "yes" } else { "**no**" },
+            );
+        }
+        let (lo, hi) = per_kb_4
+            .iter()
+            .fold((f64::MAX, 0.0f64), |(lo, hi), &x| (lo.min(x), hi.max(x)));
+        spread = spread.max(hi / lo);
+    }
+    targets.push((
+        "long argument linear: time per KB, 16 to 256 KB in 4-byte chunks, max / min".into(),
+        format!("{spread:.2}"),
+        spread < 1.5,
+    ));
 }
 
 /// 10,000 responses at once through `ParseExt::parse_events`, each fed in

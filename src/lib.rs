@@ -29,6 +29,10 @@
 //! assert_eq!(actionstream::narrative(&events), "Let me look.\n\nFound it.");
 //! ```
 //!
+//! [`protocol::Encoder`] writes the events as the streams existing clients
+//! read: OpenAI Chat Completions and Responses, Anthropic Messages, the AI
+//! SDK's UI message stream and AG-UI.
+//!
 //! The behaviour is fixed by the contract in the README: which fences and
 //! tags hold actions, where a block ends, how actions are named and
 //! repaired, and the invariants every input and every chunking keeps.

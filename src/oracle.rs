@@ -84,6 +84,9 @@ pub fn check_bytes(config: &Config, bytes: &[u8]) -> Vec<Event> {
         assert_lossless_dialects(config, &whole, &text);
     }
     assert_ids(&whole);
+    if config.get_argument_deltas() {
+        assert_argument_deltas(&whole);
+    }
 
     let bytewise = run_chunks(config, bytes.chunks(1));
     assert_same(&whole, &bytewise, "one byte at a time");
@@ -153,43 +156,58 @@ pub fn assert_lossless(events: &[Event], text: &str) {
 /// block, in order, give back `text` less markers that stand outside blocks
 /// (the dialects' reasoning and ignored markers, harmony headers).
 pub fn assert_lossless_dialects(config: &Config, events: &[Event], text: &str) {
-    let mut rebuilt = String::with_capacity(text.len());
+    // The text is cut by the blocks' spans: each block's raw is the text its
+    // span covers, and between blocks the narrative and reasoning give back
+    // the text less the markers dropped there.
+    let mut between = String::new();
+    let mut at = 0;
     let mut seen = BTreeSet::new();
     for e in events {
         if let Event::Narrative(t) | Event::Reasoning(t) = e {
-            rebuilt.push_str(t);
+            between.push_str(t);
         } else if let Some((raw, span)) = e.block() {
             if seen.insert((span.start, span.end)) {
+                assert!(
+                    span.start >= at,
+                    "blocks come in order and do not overlap: {span:?} after {at}"
+                );
                 assert!(
                     text.get(span.range()) == Some(raw),
                     "a block's raw is the text its span covers"
                 );
-                rebuilt.push_str(raw);
+                assert_gap(config, &text[at..span.start], at, &between);
+                between.clear();
+                at = span.end;
             }
         }
     }
+    assert_gap(config, &text[at..], at, &between);
+}
+
+/// Text outside blocks (from offset `from`) against the narrative and
+/// reasoning told for it: the same, but for markers that may be dropped.
+fn assert_gap(config: &Config, text: &str, from: usize, told: &str) {
     let markers = config.outer_markers();
-    let (t, r) = (text.as_bytes(), rebuilt.as_bytes());
+    let harmony = config.dialects.iter().any(|d| d.harmony);
+    let (t, r) = (text.as_bytes(), told.as_bytes());
     let (mut i, mut j) = (0, 0);
     while i < t.len() {
         let rest = &text[i..];
         // What could be dropped here: a marker, or a harmony header (to its
-        // `<|message|>`, or to the next marker when it was cut short).
-        let droppable = if rest.starts_with("<|start|>") || rest.starts_with("<|channel|>") {
-            rest.find("<|message|>")
-                .map(|k| k + "<|message|>".len())
-                .or_else(|| rest[2..].find("<|").map(|k| k + 2))
-                .unwrap_or(rest.len())
-        } else {
-            markers
-                .iter()
-                .filter(|m| rest.starts_with(m.as_str()))
-                .map(|m| m.len())
-                .max()
-                .unwrap_or(0)
-        };
+        // `<|message|>`, or to the marker that cuts it short).
+        let droppable =
+            if harmony && (rest.starts_with("<|start|>") || rest.starts_with("<|channel|>")) {
+                harmony_header_len(rest, config.max_block_bytes)
+            } else {
+                markers
+                    .iter()
+                    .filter(|m| rest.starts_with(m.as_str()))
+                    .map(|m| m.len())
+                    .max()
+                    .unwrap_or(0)
+            };
         // It is dropped unless the events hold it (narrative that happens
-        // to contain a marker, a block that begins with a header).
+        // to contain a marker).
         let kept = droppable > 0 && r[j.min(r.len())..].starts_with(&t[i..i + droppable]);
         if droppable > 0 && !kept {
             i += droppable;
@@ -198,14 +216,96 @@ pub fn assert_lossless_dialects(config: &Config, events: &[Event], text: &str) {
         let ch = rest.chars().next().map_or(1, char::len_utf8);
         assert!(
             r.get(j..j + ch) == t.get(i..i + ch),
-            "lossless reconstruction failed at byte {i}: the text has {:?}, the events {:?}",
+            "lossless reconstruction failed at byte {}: the text has {:?}, the events {:?}",
+            from + i,
             rest.chars().take(40).collect::<String>(),
             String::from_utf8_lossy(&r[j.min(r.len())..r.len().min(j + 40)])
         );
         i += ch;
         j += ch;
     }
-    assert_eq!(j, r.len(), "the events hold text the input does not");
+    assert!(
+        j == r.len(),
+        "the events hold text the input does not, before byte {}: {:?}",
+        from + t.len(),
+        String::from_utf8_lossy(&r[j.min(r.len())..])
+    );
+}
+
+/// Argument deltas: the pieces of each completed action, concatenated, are
+/// a JSON text of exactly its arguments, and no piece of an id comes after
+/// its end event. A dialect action must have pieces; an action of another
+/// syntax is checked where it has any.
+pub fn assert_argument_deltas(events: &[Event]) {
+    use std::collections::BTreeMap;
+    let mut pieces: BTreeMap<u64, String> = BTreeMap::new();
+    let mut ended = BTreeSet::new();
+    for e in events {
+        match e {
+            Event::ArgumentsDelta { id, json } => {
+                assert!(
+                    !ended.contains(&id.0),
+                    "an argument delta of id {id} after its end event: {json:?}"
+                );
+                pieces.entry(id.0).or_default().push_str(json);
+            }
+            Event::ActionComplete(a) => {
+                ended.insert(a.id.0);
+                let text = pieces.get(&a.id.0).map(String::as_str);
+                if text.is_none() && a.syntax != crate::event::Syntax::Dialect {
+                    continue;
+                }
+                let text = text.unwrap_or("");
+                let parsed: Result<serde_json::Value, _> = serde_json::from_str(text);
+                let same = parsed.as_ref().is_ok_and(|v| {
+                    // Equal, keys in the same order too.
+                    v == &a.arguments
+                        && serde_json::to_string(v).ok() == serde_json::to_string(&a.arguments).ok()
+                });
+                assert!(
+                    same,
+                    "the argument deltas of id {} do not make its arguments:\n deltas: {text:?}\n  parse: {parsed:?}\n   args: {}",
+                    a.id,
+                    a.arguments
+                );
+            }
+            Event::ActionInvalid(a) => {
+                ended.insert(a.id.0);
+            }
+            _ => {}
+        }
+    }
+}
+
+/// How much of `rest`, which begins with a harmony header opener, the
+/// header takes: through `<|message|>`, or up to a `<|start|>` or `<|end|>`
+/// that cuts it short, where one ends within the block limit; else up to
+/// the limit (or the end of the text).
+fn harmony_header_len(rest: &str, limit: usize) -> usize {
+    let mut lim = rest.len().min(limit);
+    while !rest.is_char_boundary(lim) {
+        lim -= 1;
+    }
+    let opener = if rest.starts_with("<|start|>") { 9 } else { 11 };
+    let first = [
+        ("<|message|>", true),
+        ("<|start|>", false),
+        ("<|end|>", false),
+    ]
+    .iter()
+    .filter_map(|(m, message)| {
+        rest[opener..]
+            .find(m)
+            .map(|k| (opener + k, m.len(), *message))
+    })
+    .filter(|(k, len, _)| k + len <= lim)
+    .min_by_key(|(k, ..)| *k);
+    match first {
+        Some((k, len, true)) => k + len,
+        Some((k, _, false)) => k,
+        None if rest.len() > lim => lim,
+        None => rest.len(),
+    }
 }
 
 /// Every started id ends once; ids count from 0 in order of start.

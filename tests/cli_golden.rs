@@ -1,6 +1,9 @@
 //! The CLI's exact output, byte for byte, on every response file under
 //! `examples/` and `tests/data/`, with each command and option set the other
-//! CLI tests use. The expected outputs live in `tests/golden/`; a refactor
+//! CLI tests use; and on each model dialect's example response
+//! (`examples/responses/dialects/<dialect>.txt`) with `--dialect <dialect>`,
+//! whole, one byte at a time and in random chunks. The expected outputs live
+//! in `tests/golden/` (the dialects' in `tests/golden/dialects/`); a refactor
 //! that means no behaviour change leaves every one of them as it is.
 //!
 //! After a change that *means* to change the output, write the new files
@@ -117,6 +120,75 @@ fn render(args: &[String]) -> String {
     )
 }
 
+/// The model dialects' example responses: `(dialect, path)` for each
+/// `examples/responses/dialects/<dialect>.txt`, the dialect named by the file.
+fn dialect_inputs() -> Vec<(String, PathBuf)> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(root().join("examples/responses/dialects")) else {
+        return out;
+    };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|e| e == "txt") {
+            let dialect = path
+                .file_stem()
+                .expect("a file name")
+                .to_string_lossy()
+                .into_owned();
+            out.push((dialect, path));
+        }
+    }
+    out.sort();
+    out
+}
+
+/// The option sets a dialect's example runs with: whole, one byte at a time
+/// and in random chunks, each with `--dialect <dialect>`.
+fn dialect_cases(dialect: &str, input: &Path) -> Vec<Vec<String>> {
+    let rel = input
+        .strip_prefix(root())
+        .expect("under the root")
+        .to_string_lossy()
+        .into_owned();
+    let sets: [&[&str]; 3] = [&[], &["--chunk-size", "1"], &["--random-chunks", "7"]];
+    sets.iter()
+        .map(|s| {
+            let mut args = vec!["parse".to_owned(), "--dialect".into(), dialect.into()];
+            args.extend(s.iter().map(|a| a.to_string()));
+            args.push(rel.clone());
+            args
+        })
+        .collect()
+}
+
+/// Compares `text` with the golden file at `path` (or writes it, when
+/// blessing), adding a failure line if they differ.
+fn compare(path: &Path, text: &str, bless: bool, failures: &mut Vec<String>) {
+    if bless {
+        std::fs::create_dir_all(path.parent().expect("a folder")).expect("create a golden folder");
+        std::fs::write(path, text).expect("write a golden file");
+        return;
+    }
+    match std::fs::read_to_string(path) {
+        Ok(expected) if expected == text => {}
+        Ok(expected) => {
+            let line = expected
+                .lines()
+                .zip(text.lines())
+                .position(|(a, b)| a != b)
+                .map_or(expected.lines().count().min(text.lines().count()), |i| i);
+            failures.push(format!(
+                "{}: differs from line {}:\n  expected: {:?}\n  got:      {:?}",
+                path.display(),
+                line + 1,
+                expected.lines().nth(line),
+                text.lines().nth(line)
+            ));
+        }
+        Err(e) => failures.push(format!("{}: {e} (run with BLESS=1)", path.display())),
+    }
+}
+
 #[test]
 fn cli_output_is_byte_identical_to_the_golden_files() {
     let bless = std::env::var_os("BLESS").is_some();
@@ -134,31 +206,38 @@ fn cli_output_is_byte_identical_to_the_golden_files() {
             text.push_str(&render(&args));
             count += 1;
         }
-        let path = dir.join(format!("{stem}.out"));
-        if bless {
-            std::fs::create_dir_all(&dir).expect("create tests/golden");
-            std::fs::write(&path, &text).expect("write a golden file");
-            continue;
-        }
-        match std::fs::read_to_string(&path) {
-            Ok(expected) if expected == text => {}
-            Ok(expected) => {
-                let line = expected
-                    .lines()
-                    .zip(text.lines())
-                    .position(|(a, b)| a != b)
-                    .map_or(expected.lines().count().min(text.lines().count()), |i| i);
-                failures.push(format!(
-                    "{}: differs from line {}:\n  expected: {:?}\n  got:      {:?}",
-                    path.display(),
-                    line + 1,
-                    expected.lines().nth(line),
-                    text.lines().nth(line)
-                ));
-            }
-            Err(e) => failures.push(format!("{}: {e} (run with BLESS=1)", path.display())),
-        }
+        compare(
+            &dir.join(format!("{stem}.out")),
+            &text,
+            bless,
+            &mut failures,
+        );
     }
     assert!(count > 100, "only {count} runs");
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
+}
+
+#[test]
+fn dialect_examples_are_byte_identical_to_the_golden_files() {
+    let bless = std::env::var_os("BLESS").is_some();
+    let dir = root().join("tests/golden/dialects");
+    let mut failures = Vec::new();
+    let inputs = dialect_inputs();
+    let names: Vec<&str> = inputs.iter().map(|(d, _)| d.as_str()).collect();
+    let mut builtin = actionstream::dialect::BUILTIN.to_vec();
+    builtin.sort_unstable();
+    assert_eq!(names, builtin, "one example response per built-in dialect");
+    for (dialect, input) in inputs {
+        let mut text = String::new();
+        for args in dialect_cases(&dialect, &input) {
+            text.push_str(&render(&args));
+        }
+        compare(
+            &dir.join(format!("{dialect}.txt.out")),
+            &text,
+            bless,
+            &mut failures,
+        );
+    }
     assert!(failures.is_empty(), "{}", failures.join("\n"));
 }

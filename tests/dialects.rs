@@ -73,26 +73,34 @@ fn every_dialect_reads_the_peers_outputs_at_every_chunking() {
                 )
                 .unwrap(),
             };
-            let got = std::panic::catch_unwind(|| common::parse_with(&config(dialect), &text));
-            let events = match got {
-                Ok(ev) => ev,
-                Err(e) => {
-                    let msg = e
-                        .downcast_ref::<String>()
-                        .cloned()
-                        .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
-                        .unwrap_or_default();
-                    failures.push(format!("{name}: invariant broken: {msg}"));
-                    continue;
+            // Without and with argument deltas (the oracle then checks
+            // that each call's pieces make its arguments).
+            for deltas in [false, true] {
+                let how = if deltas { " (argument deltas)" } else { "" };
+                let cfg = config(dialect).argument_deltas(deltas);
+                let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                    common::parse_with(&cfg, &text)
+                }));
+                let events = match got {
+                    Ok(ev) => ev,
+                    Err(e) => {
+                        let msg = e
+                            .downcast_ref::<String>()
+                            .cloned()
+                            .or_else(|| e.downcast_ref::<&str>().map(|s| s.to_string()))
+                            .unwrap_or_default();
+                        failures.push(format!("{name}{how}: invariant broken: {msg}"));
+                        continue;
+                    }
+                };
+                let (complete, invalid) = calls(&events);
+                if Value::Array(complete.clone()) != want || !invalid.is_empty() {
+                    failures.push(format!(
+                        "{name}{how}:\n  want {want}\n  got  {}\n  invalid {invalid:?}\n  events {:?}",
+                        Value::Array(complete),
+                        common::summary(&events)
+                    ));
                 }
-            };
-            let (complete, invalid) = calls(&events);
-            if Value::Array(complete.clone()) != want || !invalid.is_empty() {
-                failures.push(format!(
-                    "{name}:\n  want {want}\n  got  {}\n  invalid {invalid:?}\n  events {:?}",
-                    Value::Array(complete),
-                    common::summary(&events)
-                ));
             }
         }
     }
@@ -213,5 +221,86 @@ fn argument_deltas_concatenate_to_the_arguments() {
             }
         }
         assert!(checked > 0);
+    }
+}
+
+/// A 20 KB file body with quotes, backslashes, tabs, line endings and
+/// non-ASCII text.
+fn file_body() -> String {
+    let mut body = String::new();
+    let mut i = 0;
+    while body.len() < 20 << 10 {
+        body.push_str(&format!(
+            "line {i:05}: say \"hi\" \\ to ünïcödé ✓\tand {{braces}} [x]\n"
+        ));
+        i += 1;
+    }
+    body
+}
+
+#[test]
+fn a_20kb_string_parameter_streams_in_pieces_in_every_dialect() {
+    use common::dialects::{call, calls_text};
+    let body = file_body();
+    for dialect in BUILTIN {
+        let args = serde_json::json!({"path": "notes.txt", "content": body});
+        let text = format!(
+            "Writing the file.\n{}",
+            calls_text(dialect, &[call("write_file", args.clone())])
+        );
+        let at = text.find("line 00000").expect("the body is in the text");
+        let cfg = config(dialect).argument_deltas(true);
+        let mut parser = actionstream::Parser::new(cfg.clone());
+        let mut events = Vec::new();
+        let (mut first_delta, mut before_end, mut ended) = (None, 0, false);
+        let mut pushed = 0;
+        let mut all = Vec::new();
+        for chunk in text.as_bytes().chunks(4) {
+            parser.push_bytes(chunk, &mut events);
+            pushed += chunk.len();
+            for e in events.drain(..) {
+                match &e {
+                    Event::ArgumentsDelta { .. } if !ended => {
+                        first_delta.get_or_insert(pushed);
+                        before_end += 1;
+                    }
+                    Event::ActionComplete(_) | Event::ActionInvalid(_) => ended = true,
+                    _ => {}
+                }
+                all.push(e);
+            }
+        }
+        parser.finish(&mut events);
+        all.append(&mut events);
+        let all = actionstream::oracle::merge(all);
+        actionstream::oracle::assert_argument_deltas(&all);
+        assert_eq!(
+            all,
+            actionstream::oracle::run_chunks(&cfg, [text.as_bytes()]),
+            "{dialect}: 4-byte pushes give the events of the whole text"
+        );
+        let complete: Vec<_> = all
+            .iter()
+            .filter_map(|e| match e {
+                Event::ActionComplete(a) => Some((a.name.clone(), a.arguments.clone())),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(
+            complete,
+            [("write_file".to_owned(), args)],
+            "{dialect}: the call"
+        );
+        assert!(
+            before_end > 100,
+            "{dialect}: only {before_end} argument deltas before the call ended"
+        );
+        let first = first_delta.expect("a delta");
+        assert!(
+            first < at + body.len() / 4,
+            "{dialect}: the first delta came after {} of {} bytes of the value",
+            first.saturating_sub(at),
+            body.len()
+        );
     }
 }

@@ -4,7 +4,7 @@
 //!
 //! A test whose tool is missing is skipped with a message, unless
 //! `ACTIONSTREAM_REQUIRE_CLIENTS` is set (as `.ci/run` sets it, after
-//! `pip install -r tests/clients/gateway/requirements.txt`, `npm ci` in
+//! `pip install -r tests/clients/requirements.txt`, `npm ci` in
 //! `tests/clients/gateway` and `apt-get install chromium`).
 #![cfg(feature = "serve")]
 
@@ -90,7 +90,7 @@ async fn the_openai_python_client_reads_the_gateway() {
     if !gateway::have(
         "the openai Python package",
         python_has_openai(),
-        "pip install -r tests/clients/gateway/requirements.txt",
+        "pip install -r tests/clients/requirements.txt",
     ) {
         return;
     }

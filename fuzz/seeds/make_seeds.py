@@ -4,7 +4,10 @@
 Every string literal of tests/*.rs that looks like a response (it holds a
 fence, a tag or a brace) becomes a seed: for `chunks` and `bytes` behind
 three bytes (configuration, cut seed), for `json_scan` the JSON between a
-fence opener and closer behind one byte. Run from fuzz/:
+fence opener and closer behind one byte. For `dialects`, each model output
+of tests/data/dialects/<dialect>/ behind one configuration byte that picks
+its dialect (with a few option sets), and the string literals of the
+dialect tests behind the byte of each dialect they name. Run from fuzz/:
     python3 seeds/make_seeds.py
 """
 import glob
@@ -59,6 +62,37 @@ def write(target, data):
         f.write(data)
 
 
+# The built-in dialects in the order of `actionstream::dialect::BUILTIN`.
+DIALECTS = [
+    "hermes", "qwen3_coder", "seed_oss", "glm", "minimax_m2", "mistral",
+    "llama3", "pythonic", "deepseek_v3", "deepseek_v31", "deepseek_v32",
+    "kimi_k2", "gpt_oss", "cohere", "granite", "jamba", "phi4_mini",
+]
+# Option sets of the configuration byte (its quotient by 17): none,
+# argument deltas, reasoning open, deltas with calls in reasoning, a
+# second dialect, a small block limit.
+MODES = [0, 1, 2, 9, 5, 14]
+
+
+def dialect_seeds():
+    root = os.path.join(TESTS, "data", "dialects")
+    for i, name in enumerate(DIALECTS):
+        d = os.path.join(root, name)
+        for f in sorted(glob.glob(os.path.join(d, "*.txt"))):
+            raw = open(f, "rb").read()
+            for mode in MODES:
+                write("dialects", bytes([mode * 17 + i]) + raw)
+    for path in sorted(glob.glob(os.path.join(TESTS, "dialect*.rs"))):
+        src = open(path, encoding="utf-8").read()
+        for m in LIT.finditer(src):
+            text = m.group(2) if m.group(1) else unescape(m.group(3))
+            if len(text) < 8 or not any(k in text for k in ("<", "[", "{")):
+                continue
+            for i, name in enumerate(DIALECTS):
+                if name in text or i == len(text) % len(DIALECTS):
+                    write("dialects", bytes([(len(text) % 15) * 17 + i]) + text.encode("utf-8"))
+
+
 def main():
     seen = set()
     for i, text in enumerate(literals()):
@@ -79,3 +113,4 @@ def main():
 
 if __name__ == "__main__":
     main()
+    dialect_seeds()

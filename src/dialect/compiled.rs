@@ -81,7 +81,8 @@ pub(crate) enum Form {
         params: Roles<ParamMark>,
         key_end: Roles<usize>,
         key_ends: Vec<KeyEnd>,
-        value: Option<MarkerSet>,
+        /// The marker before a value, with what may come instead of it.
+        value: Option<Roles<ParamMark>>,
         value_end: MarkerSet,
         trim: bool,
     },
@@ -102,6 +103,8 @@ pub(crate) enum NameEnd {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum ParamMark {
     NameEnd,
+    /// The marker before a value (GLM's `<arg_value>`).
+    Value,
     Key,
     End,
     Close,
@@ -237,7 +240,7 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             Form::Params {
                 call: call.clone(),
                 name: Roles::new(name),
-                params: Roles::new(tail),
+                params: Roles::new(tail.clone()),
                 key_end: Roles::new(
                     key_end
                         .iter()
@@ -246,7 +249,11 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
                         .collect(),
                 ),
                 key_ends: key_end.clone(),
-                value: value.as_ref().map(|m| MarkerSet::new(&[m.as_str()])),
+                value: value.as_ref().map(|m| {
+                    let mut pairs = vec![(m.clone(), ParamMark::Value)];
+                    pairs.extend(tail.iter().cloned());
+                    Roles::new(pairs)
+                }),
                 value_end: MarkerSet::new(&[value_end.as_str()]),
                 trim: *trim_line_endings,
             }

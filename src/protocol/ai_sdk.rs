@@ -12,10 +12,12 @@
 //! `tool-input-available` with the parsed `input`; a call that ends invalid
 //! is `tool-input-error` (its block's raw text as `input`, the errors as
 //! `errorText`), and so is an action that ends invalid before its call went
-//! out, where its name is known, after its raw text went out as text. A
-//! stream-level error is an `error` chunk, at once. Then `finish-step`,
-//! `finish` (`finishReason` `tool-calls` when a call completed, `error`
-//! after an error, else `stop`) and `data: [DONE]`.
+//! out, where its name is known, after its raw text went out as text. Then
+//! `finish-step`, `finish` (`finishReason` `tool-calls` when a call
+//! completed, else `stop`) and `data: [DONE]`. A stream-level error is an
+//! `error` chunk just before `finish-step`, and `finishReason` is then
+//! `error`: `useChat` stops reading at an `error` chunk, so it waits until
+//! everything else went out.
 
 use serde_json::{json, Value};
 
@@ -33,7 +35,7 @@ pub(crate) struct AiSdk {
     open: Option<(Part, String)>,
     /// Parts opened so far (their ids count from 0).
     parts: usize,
-    errored: bool,
+    errors: Vec<String>,
 }
 
 impl AiSdk {
@@ -42,7 +44,7 @@ impl AiSdk {
             meta,
             open: None,
             parts: 0,
-            errored: false,
+            errors: Vec::new(),
         }
     }
 
@@ -148,15 +150,16 @@ impl Sink for AiSdk {
         self.input_error(call, errors, raw, out);
     }
 
-    fn error(&mut self, message: &str, out: &mut String) {
-        self.close(out);
-        self.errored = true;
-        data(out, &json!({"type": "error", "errorText": message}));
+    fn error(&mut self, message: &str, _out: &mut String) {
+        self.errors.push(message.to_owned());
     }
 
     fn finish(&mut self, stop: Stop, out: &mut String) {
         self.close(out);
-        let reason = match (self.errored, stop) {
+        for message in &self.errors {
+            data(out, &json!({"type": "error", "errorText": message}));
+        }
+        let reason = match (!self.errors.is_empty(), stop) {
             (true, _) => "error",
             (false, Stop::ToolCalls) => "tool-calls",
             (false, Stop::End) => "stop",

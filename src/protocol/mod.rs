@@ -427,9 +427,11 @@ impl Encoder {
 
     /// Writes a stream-level error (malformed input, a provider's error):
     /// at once where the protocol's error does not end the stream for its
-    /// clients (Responses `error`, the AI SDK's `error` chunk), else in
-    /// place of the normal end (a Chat Completions error payload, an
-    /// Anthropic `error` event, AG-UI `RUN_ERROR`).
+    /// clients (a Responses `error` event; the response then ends
+    /// `response.failed`), else at the end, after everything else and in
+    /// place of the normal end where the protocol has one (a Chat
+    /// Completions error payload, an Anthropic `error` event, the AI SDK's
+    /// `error` chunk, AG-UI `RUN_ERROR`): their clients stop reading there.
     pub fn error(&mut self, message: &str, out: &mut String) {
         match &mut self.inner {
             Inner::Events => events::error(message, out),

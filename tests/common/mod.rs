@@ -3,6 +3,7 @@
 
 use actionstream::{oracle, Action, Config, Event};
 
+pub mod dialects;
 pub mod sse;
 
 /// Parses `input` at every chunking (see `actionstream::oracle`) and
@@ -36,7 +37,8 @@ pub fn parse_with(config: &Config, input: &str) -> Vec<Event> {
 }
 
 /// One line per event, short, for assertions:
-/// `N:text`, `R:reasoning`, `S0:name`, `D0:delta`, `C0:name:{args}`, `I0:name:first error`.
+/// `N:text`, `R:reasoning`, `S0:name`, `D0:delta`, `A0:arguments delta`,
+/// `C0:name:{args}`, `I0:name:first error`.
 pub fn summary(events: &[Event]) -> Vec<String> {
     events.iter().map(line).collect()
 }
@@ -50,6 +52,7 @@ pub fn line(e: &Event) -> String {
             format!("S{id}:{}", name.as_deref().unwrap_or("-"))
         }
         Event::ActionDelta { id, text } => format!("D{id}:{text}"),
+        Event::ArgumentsDelta { id, json } => format!("A{id}:{json}"),
         Event::ActionComplete(a) => format!("C{}:{}:{}", a.id, a.name, a.arguments),
         Event::ActionInvalid(a) => format!(
             "I{}:{}:{}",

@@ -54,6 +54,10 @@ pub struct ParseOptions {
     /// action's JSON as it arrives.
     #[arg(long)]
     pub deltas: bool,
+    /// Also print `arguments_delta` lines: each started action's arguments
+    /// as compact JSON, piece by piece as the model writes them.
+    #[arg(long)]
+    pub argument_deltas: bool,
     /// A dialect to read (repeatable; several combine): `actions` (fences
     /// and call tags, the default) or a model's own format (`hermes`,
     /// `qwen3_coder`, `mistral`, `gpt_oss`, …).
@@ -355,6 +359,9 @@ pub fn main(args: ParseArgs) -> Result<(), String> {
         None => None,
     };
     let mut config = build_config(&args.options, file.as_ref())?;
+    if args.options.argument_deltas {
+        config = config.argument_deltas(true);
+    }
     if args.output != Format::Events {
         if args.pretty || args.summary {
             return Err(format!(

@@ -23,6 +23,21 @@
 //! A section is one block: its raw and span run from its opener through its
 //! closer, and the calls in it end together when it closes (`section.rs`).
 //!
+//! Two rules keep a broken section from depending on the chunks or
+//! swallowing what follows (contract, sections 2 and 4):
+//!
+//! - While a section (or a harmony header) is read, its readers see only
+//!   the text up to the block limit from its start (`cap`): it outgrows the
+//!   limit at that byte, however the text arrived. A reader that finds an
+//!   error goes on at the byte that broke the value, not where its piece
+//!   of text ended.
+//! - A value (JSON, Python, raw text) is watched for the first closer inside
+//!   it (the section's, or the call's end marker where the form has one).
+//!   If the value then breaks, is cut off, or outgrows the limit, the call
+//!   or the section ends at that first closer and the text after it is read
+//!   again, as usual. A section that opened in text read again does not go
+//!   back a second time (`replayed`), so no text is read more than twice.
+//!
 //! # Advice for hackers
 //!
 //! - A new dialect that fits the [`Calls`](crate::dialect::Calls) forms is
@@ -81,6 +96,14 @@ pub(super) struct DialectMachine {
     inner: Option<Box<Machine>>,
     /// Bytes given to `inner` so far (its offsets count only those).
     fed: usize,
+    /// While a block or a header is read: the offset past which its
+    /// readers see nothing (the block limit from its start), so that it
+    /// outgrows the limit at the same byte whatever the chunks.
+    cap: Option<usize>,
+    /// Text up to here has been read again after a block ended at its
+    /// first closer: a block that opened in it does not go back again,
+    /// so no text is read more than twice.
+    replayed: usize,
 }
 
 impl DialectMachine {
@@ -104,11 +127,29 @@ impl DialectMachine {
                 .uses_actions()
                 .then(|| Box::new(Machine::new(shared.clone(), 0, 0))),
             fed: 0,
+            cap: None,
+            replayed: 0,
         }
     }
 
+    /// The end of the text the current step may read.
     fn end(&self) -> usize {
-        self.base + self.buf.len()
+        let end = self.base + self.buf.len();
+        match self.cap {
+            Some(cap) if cap < end => {
+                let mut at = cap - self.base;
+                while !self.buf.is_char_boundary(at) {
+                    at -= 1;
+                }
+                self.base + at
+            }
+            _ => end,
+        }
+    }
+
+    /// The text from `pos` to [`Self::end`].
+    fn rest(&self) -> &str {
+        &self.buf[self.pos - self.base..self.end() - self.base]
     }
 
     fn text(&self, from: usize, to: usize) -> &str {
@@ -117,7 +158,7 @@ impl DialectMachine {
 
     /// Bytes held: undecided text and the block being read.
     pub fn buffered(&self) -> usize {
-        self.end() - self.start
+        self.base + self.buf.len() - self.start
     }
 
     pub fn push(&mut self, text: &str, emit: &mut Emit<'_>) {
@@ -216,7 +257,7 @@ impl DialectMachine {
     /// end; `pos` moves past it, or to the end of the text.
     fn seek<R: Copy>(&mut self, roles: &Roles<R>) -> Option<(R, usize, usize)> {
         let end = self.end();
-        let hay = &self.buf.as_bytes()[self.pos - self.base..];
+        let hay = &self.buf.as_bytes()[self.pos - self.base..self.end() - self.base];
         match roles.set.find(&mut self.ms, hay) {
             Some(hit) => {
                 let to = self.pos + hit.end;
@@ -338,7 +379,7 @@ impl DialectMachine {
             self.resume(None);
             return Flow::Go;
         };
-        let hay = &self.buf.as_bytes()[self.pos - self.base..];
+        let hay = &self.buf.as_bytes()[self.pos - self.base..self.end() - self.base];
         match set.find(&mut self.ms, hay) {
             Some(hit) => {
                 self.pos += hit.end;
@@ -371,12 +412,19 @@ impl DialectMachine {
             return Flow::Go;
         };
         loop {
-            if self.pos - from > self.shared.cfg.max_block_bytes {
-                // Not a header after all: its text is narrative.
-                self.resume(None);
-                return Flow::Go;
-            }
-            let Some((mark, at, to)) = self.seek(&h.header) else {
+            // A header longer than the block limit is dropped at the limit
+            // (as one cut short is), whatever the chunks.
+            self.cap = Some(from.saturating_add(self.shared.cfg.max_block_bytes));
+            let found = self.seek(&h.header);
+            let capped = self.end();
+            self.cap = None;
+            let Some((mark, at, to)) = found else {
+                if self.pos >= capped && capped < self.end() {
+                    self.start = capped;
+                    self.pos = capped;
+                    self.resume(None);
+                    return Flow::Go;
+                }
                 return Flow::Wait;
             };
             match mark {
@@ -391,14 +439,7 @@ impl DialectMachine {
                 HeaderMark::Message => {
                     let header = harmony_header(self.text(from, at));
                     match header.recipient {
-                        Some(name) => {
-                            let section = h.section;
-                            self.open_section(section, from, to, false, None);
-                            let tag = c.tag(section).to_owned();
-                            if let DState::Section(sec) = &mut self.state {
-                                sec.harmony_call(name, &tag, emit, &self.shared);
-                            }
-                        }
+                        Some(name) => self.open_harmony_call(h.section, from, to, name, emit),
                         None => {
                             self.start = to;
                             if header.channel == "analysis" {
@@ -422,7 +463,12 @@ impl DialectMachine {
         match std::mem::replace(&mut self.state, DState::Detached) {
             DState::Section(sec) => {
                 self.state = DState::Section(sec);
-                self.section_at_eof(emit);
+                if self.section_at_eof(emit) {
+                    // It ended at its first closer: the text after it is
+                    // read as usual, then the input ends again.
+                    self.run(emit);
+                    return self.finish(emit);
+                }
             }
             DState::Reasoning(_) => {
                 self.pos = end;

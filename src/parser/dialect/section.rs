@@ -18,8 +18,13 @@ use crate::parser::emit::Emit;
 use crate::parser::ending::{validate, LineWalk};
 use crate::parser::state::{Flow, Shared};
 use crate::scan::json::JsonScanner;
+use crate::scan::markers::{MarkerSet, MarkerState};
 use crate::scan::naming::Naming;
 use crate::scan::python::{PyCalls, PyEvent, PyMode};
+
+/// The most white space that may stand between a section without a closer
+/// and its trailer marker.
+const TRAILER_SPACE: usize = 256;
 
 /// One call of a section.
 #[derive(Debug, Default)]
@@ -115,30 +120,74 @@ pub(super) struct Sec {
     repairs: Vec<(RepairKind, usize)>,
     /// Errors that broke the section, for the call being read.
     broken: Option<ActionError>,
+    /// Where text that must be white space began (after a value, until
+    /// the next marker), and whether stray text there is the last call's
+    /// error (else an action of its own).
+    stray: Option<(usize, Stray)>,
+    /// The search for a closer inside the value being read.
+    watch: Option<Watch>,
+    /// The first closer found inside it: start, end, and whether it ends
+    /// only the call (else the section).
+    first_close: Option<(usize, usize, bool)>,
 }
 
-impl Sec {
-    /// A harmony message addressed to `recipient`: a call whose arguments
-    /// are the message.
-    pub(super) fn harmony_call(
+/// A search for the first closer inside a value (a closer in a JSON string
+/// does not close the section; if the value then breaks, or is cut off,
+/// the section ends at that first closer: contract, section 2).
+#[derive(Debug)]
+struct Watch {
+    /// Searched up to here.
+    upto: usize,
+    ms: MarkerState,
+    /// The closer watched for is the call's end marker (else the
+    /// section's closer).
+    call_end: bool,
+}
+
+/// Where text that must be white space stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stray {
+    /// After a call's arguments: the call's error.
+    AfterCall,
+    /// Between a call's parameters: the call's error.
+    InCall,
+    /// After a JSON form's values: an action of its own.
+    AfterValues,
+}
+
+impl DialectMachine {
+    /// A harmony message addressed to `recipient`, whose content begins
+    /// at `content`: a call (section `idx`) whose arguments are the message.
+    pub(super) fn open_harmony_call(
         &mut self,
+        idx: usize,
+        from: usize,
+        content: usize,
         recipient: String,
-        tag: &str,
         emit: &mut Emit<'_>,
-        shared: &Shared,
     ) {
+        self.open_section(idx, from, content, false, None);
+        let DState::Section(mut sec) = std::mem::replace(&mut self.state, DState::Detached) else {
+            return;
+        };
         let name = recipient
             .strip_prefix("functions.")
             .unwrap_or(&recipient)
             .to_owned();
-        self.form = Some(0);
-        let id = emit.start(Some(name.clone()), Syntax::Dialect, tag);
-        self.calls.push(Call {
+        sec.form = Some(0);
+        let id = emit.start(Some(name.clone()), Syntax::Dialect, self.c.tag(idx));
+        sec.calls.push(Call {
             id: Some(id),
+            args: no_name(&name),
             name: Some(name),
+            // The arguments stream from the message's first byte.
+            compact: Compact::from(0),
             ..Call::default()
         });
-        self.read = Read::Args(new_scanner(shared, Arc::from(Vec::new())));
+        sec.json_from = content;
+        self.watch_from(&mut sec, content);
+        sec.read = Read::Args(new_scanner(&self.shared, Arc::from(Vec::new())));
+        self.state = DState::Section(sec);
     }
 }
 
@@ -220,6 +269,50 @@ impl Compact {
     }
 }
 
+/// The argument deltas of the last started call of a JSON form, as far as
+/// its scanner's copy is settled. They stream from the value of the
+/// object's first arguments key when that is one of the form's argument
+/// keys (the key [`json_arguments`] then takes); otherwise the arguments go
+/// out whole when the call ends.
+fn json_deltas(
+    scanner: &JsonScanner,
+    slots: &[usize],
+    calls: &mut [Call],
+    keys: &[String],
+    emit: &mut Emit<'_>,
+) {
+    let Some(si) = slots.iter().rposition(|&c| c != usize::MAX) else {
+        return;
+    };
+    let call = &mut calls[slots[si]];
+    // Keys the scanner does not know as arguments keys could still come
+    // first: then nothing streams.
+    let known = keys
+        .iter()
+        .all(|k| matches!(k.as_str(), "arguments" | "parameters" | "input"));
+    if call.compact.at.is_none() && known {
+        let slot = scanner.slot(si);
+        let first_key = slot.and_then(|s| s.args_at().first()).map(|(k, _)| *k);
+        if first_key.is_some_and(|k| keys.iter().any(|x| x == k)) {
+            if let Some(at) = slot.and_then(|s| s.args_out()) {
+                call.compact = Compact::from(at);
+            }
+        }
+    }
+    let mut piece = String::new();
+    call.compact
+        .advance(scanner.repaired(), scanner.settled(), &mut piece);
+    if !piece.is_empty() {
+        call.sent = true;
+        if let Some(id) = call.id {
+            emit.push(Event::ArgumentsDelta {
+                id: ActionId(id),
+                json: piece,
+            });
+        }
+    }
+}
+
 /// A JSON string's text (quotes and escapes) for `s`.
 fn json_str(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_default()
@@ -255,6 +348,9 @@ impl DialectMachine {
             json_from: content,
             repairs: Vec::new(),
             broken: None,
+            stray: None,
+            watch: None,
+            first_close: None,
         }));
     }
 
@@ -262,13 +358,19 @@ impl DialectMachine {
         let DState::Section(mut sec) = std::mem::replace(&mut self.state, DState::Detached) else {
             return Flow::Go;
         };
+        // The readers see the section up to the limit: when they have read
+        // all of that and more text follows, the section outgrows it there,
+        // whatever the chunks.
+        let limit = self.shared.cfg.max_block_bytes;
+        self.cap = Some(sec.from.saturating_add(limit));
         let flow = self.section_step(&mut sec, emit);
+        let capped = self.end();
+        self.cap = None;
         if matches!(self.state, DState::Detached) {
-            if self.pos - sec.from > self.shared.cfg.max_block_bytes {
+            if self.pos >= capped && capped < self.end() {
                 if sec.tentative {
-                    // Too large to be held as a call: the text is narrative.
-                    let at = self.pos;
-                    self.tentative_fails(&mut sec, at, emit);
+                    // Not known to be a call within the limit: narrative.
+                    self.tentative_fails(&mut sec, capped, emit);
                 } else {
                     self.too_large(sec, emit);
                 }
@@ -316,6 +418,7 @@ impl DialectMachine {
                     }
                     Form::Python { list: true } => {
                         sec.json_from = self.pos;
+                        self.watch_from(sec, self.pos);
                         Read::Python(self.py(PyMode::List))
                     }
                     Form::Python { list: false } => Read::PyLines,
@@ -367,9 +470,15 @@ impl DialectMachine {
                     sec.read = Read::JsonNext;
                 } else if joiner.is_some() && b == b'{' {
                     sec.read = self.json_read(sec, sc);
+                } else if matches!(sc.forms.get(sec.form.unwrap_or(0)), Some(Form::Json { .. }))
+                    && (b == b'{' || b == b'[')
+                {
+                    // Another value in the section: JSON Lines (section 3).
+                    sec.read = self.json_read(sec, sc);
                 } else if sc.close.is_some() {
-                    self.ms = sc.between.set.begin();
-                    sec.read = Read::Close;
+                    // Only the closer may come; any other text is reported.
+                    sec.stray = Some((self.pos, Stray::AfterValues));
+                    self.close_only(sec, sc);
                 } else if sc.trailer.is_some() {
                     self.pos = at;
                     sec.read = Read::Trailer { at };
@@ -396,21 +505,38 @@ impl DialectMachine {
                 Flow::Go
             }
             Read::Close => {
-                let Some((_, _, to)) = self.seek(&sc.between) else {
+                let Some(set) = &sc.close_set else {
+                    let at = self.pos;
+                    self.end_section(sec, at, emit);
+                    return Flow::Go;
+                };
+                let hay = &self.buf.as_bytes()[self.pos - self.base..self.end() - self.base];
+                let Some(hit) = set.find(&mut self.ms, hay) else {
+                    self.pos = end;
                     return Flow::Wait;
                 };
+                let to = self.pos + hit.end;
+                self.pos = to;
+                self.check_stray(sec, to - hit.len);
                 self.end_section(sec, to, emit);
                 Flow::Go
             }
             Read::Trailer { at } => {
                 let at = *at;
-                let bytes = &self.buf.as_bytes()[self.pos - self.base..];
+                let bytes = self.rest().as_bytes();
                 let ws = bytes.iter().take_while(|b| b.is_ascii_whitespace()).count();
                 let rest = &bytes[ws..];
                 let Some(set) = &sc.trailer else {
                     self.end_section(sec, at, emit);
                     return Flow::Go;
                 };
+                // A trailer comes after a little white space, or not at all
+                // (and the text waited for stays within the block limit).
+                let more = self.end() < self.base + self.buf.len();
+                if ws > TRAILER_SPACE || (rest.is_empty() && more) {
+                    self.end_section(sec, at, emit);
+                    return Flow::Go;
+                }
                 // The trailer must stand first after white space: a bounded
                 // look at a marker's length of bytes.
                 let mut st = set.begin();
@@ -432,7 +558,7 @@ impl DialectMachine {
                 let Some(Form::Named { after_id, .. }) = sec.form.map(|f| &sc.forms[f]) else {
                     return Flow::Go;
                 };
-                let hay = &self.buf.as_bytes()[self.pos - self.base..];
+                let hay = &self.buf.as_bytes()[self.pos - self.base..self.end() - self.base];
                 match after_id.find(&mut self.ms, hay) {
                     Some(hit) => {
                         let at = self.pos + hit.end - hit.len;
@@ -467,10 +593,11 @@ impl DialectMachine {
                     self.after_call(sec, emit);
                     return Flow::Go;
                 };
-                let hay = &self.buf.as_bytes()[self.pos - self.base..];
+                let hay = &self.buf.as_bytes()[self.pos - self.base..self.end() - self.base];
                 match set.find(&mut self.ms, hay) {
                     Some(hit) => {
                         self.pos += hit.end;
+                        self.check_stray(sec, self.pos - hit.len);
                         if matches!(sec.read, Read::ArgsEnd) {
                             if let Some(e) = e {
                                 self.ms = e.begin();
@@ -502,10 +629,11 @@ impl DialectMachine {
                 let b = bytes[self.pos - self.base];
                 if b.is_ascii_alphabetic() || b == b'_' {
                     sec.json_from = self.pos;
+                    self.watch_from(sec, self.pos);
                     sec.read = Read::Python(self.py(PyMode::Call));
                 } else if sc.close.is_some() {
-                    self.ms = sc.between.set.begin();
-                    sec.read = Read::Close;
+                    sec.stray = Some((self.pos, Stray::AfterValues));
+                    self.close_only(sec, sc);
                 } else {
                     let at = self.pos;
                     self.end_section(sec, at, emit);
@@ -528,9 +656,13 @@ impl DialectMachine {
         };
         let from = self.pos;
         let mut events = Vec::new();
-        let used = reader.feed(&self.buf[from - self.base..], &mut events);
+        let used = reader.feed(
+            &self.buf[from - self.base..self.end() - self.base],
+            &mut events,
+        );
         let done = reader.done();
         self.pos = from + used;
+        self.watch_to(sec, self.pos);
         let base = sec.mark;
         let _ = base;
         for e in events {
@@ -557,12 +689,19 @@ impl DialectMachine {
                     }
                 }
                 PyEvent::Error { message, at } => {
+                    // Reading goes on at the byte that broke the call,
+                    // whatever the reader was given past it.
+                    let at = sec.json_from + at;
+                    self.pos = at.min(self.end());
                     if sec.tentative {
                         let at = self.pos;
                         self.tentative_fails(sec, at, emit);
                         return Flow::Go;
                     }
-                    let e = self.python_error(sec.from, sec.json_from + at, &message);
+                    let e = self.python_error(sec.from, at, &message);
+                    if self.rewind(sec, at, e.clone(), emit) {
+                        return Flow::Go;
+                    }
                     match sec.calls.last_mut() {
                         Some(call) if call.args.is_none() => call.args = Some(Err(e)),
                         _ => sec.broken = Some(e),
@@ -589,7 +728,11 @@ impl DialectMachine {
             Some(Form::Python { list: false }) if c.sections[sec.idx].close.is_some() => {
                 sec.read = Read::PyLines;
             }
-            _ => self.after_call(sec, emit),
+            _ => {
+                // After the list only the closer may come.
+                sec.stray = Some((self.pos, Stray::AfterValues));
+                self.after_call(sec, emit);
+            }
         }
         Flow::Go
     }
@@ -612,6 +755,7 @@ impl DialectMachine {
             _ => Arc::from(Vec::new()),
         };
         sec.json_from = self.pos;
+        self.watch_from(sec, self.pos);
         Read::Json {
             scanner: new_scanner(&self.shared, names),
             slots: Vec::new(),
@@ -623,13 +767,23 @@ impl DialectMachine {
         let Read::Json { scanner, slots } = &mut sec.read else {
             return Flow::Go;
         };
-        let done = scanner.feed_value(&self.buf[self.pos - self.base..]);
+        let done = scanner.feed_value(&self.buf[self.pos - self.base..end - self.base]);
         self.pos = match done {
             Some(used) => self.pos + used,
             None => end,
         };
-        // Calls whose names became certain start now.
+        let deltas = self.shared.cfg.argument_deltas;
+        let keys = match sec.form.map(|f| &self.c.sections[sec.idx].forms[f]) {
+            Some(Form::Json { argument_keys, .. }) => argument_keys.as_slice(),
+            _ => &[],
+        };
+        // Calls whose names became certain start now; the call before each
+        // gives out its deltas first (its object has ended), so the pieces
+        // of one call come together whatever the chunks.
         for i in scanner.take_named() {
+            if deltas {
+                json_deltas(scanner, slots, &mut sec.calls, keys, emit);
+            }
             let name = scanner.slot(i).and_then(|s| s.name()).map(str::to_owned);
             while slots.len() <= i {
                 slots.push(usize::MAX);
@@ -637,54 +791,38 @@ impl DialectMachine {
             sec.tentative = false;
             let id = emit.start(name.clone(), Syntax::Dialect, self.c.tag(sec.idx));
             slots[i] = sec.calls.len();
-            let compact = scanner
-                .slot(i)
-                .and_then(|s| s.args_out())
-                .map(Compact::from);
             sec.calls.push(Call {
                 id: Some(id),
                 name,
-                compact: compact.unwrap_or_default(),
                 ..Call::default()
             });
         }
-        if self.shared.cfg.argument_deltas {
-            // The last started call's arguments, as far as they are settled.
-            // Slots are named in order, so the last named slot is the last
-            // entry that is not a gap (found from the end: O(1) a push).
-            let last = slots.iter().rposition(|&c| c != usize::MAX);
-            if let Some((si, ci)) = last.map(|si| (si, slots[si])) {
-                let slot_args = scanner.slot(si);
-                let call = &mut sec.calls[ci];
-                if call.compact.at.is_none() {
-                    if let Some(at) = slot_args.and_then(|s| s.args_out()) {
-                        call.compact = Compact::from(at);
-                    }
-                }
-                let mut piece = String::new();
-                call.compact
-                    .advance(scanner.repaired(), scanner.settled(), &mut piece);
-                if !piece.is_empty() {
-                    call.sent = true;
-                    if let Some(id) = call.id {
-                        emit.push(Event::ArgumentsDelta {
-                            id: ActionId(id),
-                            json: piece,
-                        });
-                    }
-                }
-            }
+        if deltas {
+            json_deltas(scanner, slots, &mut sec.calls, keys, emit);
         }
-        if let Some(err) = scanner.error() {
-            let err = err.clone();
+        let error = scanner.error().cloned();
+        let scanned = self.pos;
+        self.watch_to(sec, scanned);
+        if let Some(err) = error {
+            // Reading goes on at the byte that broke the JSON, whatever the
+            // scanner was given past it.
+            self.pos = (sec.json_from + err.offset).min(end);
             let e = self.json_error(sec.from, sec.json_from + err.offset, &err.message);
             if sec.tentative {
                 let at = self.pos;
                 self.tentative_fails(sec, at, emit);
                 return Flow::Go;
             }
+            let at = self.pos;
+            if self.rewind(sec, at, e.clone(), emit) {
+                return Flow::Go;
+            }
             sec.broken = Some(e);
             self.collect_slots(sec);
+            if sec.calls.iter().all(|c| c.args.is_some()) {
+                // The JSON broke outside any call: an action of its own.
+                sec.calls.push(Call::default());
+            }
             self.resync(sec, emit);
             return Flow::Go;
         }
@@ -698,7 +836,22 @@ impl DialectMachine {
             return Flow::Go;
         }
         sec.tentative = false;
-        sec.read = Read::JsonAfter { at: self.pos };
+        let sc = &self.c.sections[sec.idx];
+        let joiner = matches!(
+            sec.form.map(|f| &sc.forms[f]),
+            Some(Form::Json {
+                joiner: Some(_),
+                ..
+            })
+        );
+        if sc.close.is_none() && sc.trailer.is_none() && !joiner {
+            // Nothing may follow: the section ends with its value, in
+            // the push that delivers the value's last byte.
+            let at = self.pos;
+            self.end_section(sec, at, emit);
+        } else {
+            sec.read = Read::JsonAfter { at: self.pos };
+        }
         Flow::Go
     }
 
@@ -756,9 +909,13 @@ impl DialectMachine {
                                     .join(" or ")
                             ),
                         )),
-                        Some(_) => {
-                            json_arguments(&mut obj, argument_keys, &mut sec.repairs, sec.from)
-                        }
+                        Some(_) => json_arguments(
+                            &mut obj,
+                            argument_keys,
+                            slot.args_at(),
+                            &mut sec.repairs,
+                            sec.from,
+                        ),
                     });
                 }
                 Some(other) => {
@@ -785,11 +942,189 @@ impl DialectMachine {
             self.ms = e.begin();
             sec.read = Read::CallEnd;
         } else if sc.close.is_some() {
-            self.ms = sc.between.set.begin();
-            sec.read = Read::Close;
+            self.close_only(sec, sc);
         } else {
             let at = self.pos;
             self.end_section(sec, at, emit);
+        }
+    }
+
+    /// The marker set a value's first closer is looked for with: the
+    /// call's end marker where its form has one, else the section's closer.
+    fn watch_set(&self, sec: &Sec, call_end: bool) -> Option<&MarkerSet> {
+        let sc = &self.c.sections[sec.idx];
+        if call_end {
+            match sec.form.map(|f| &sc.forms[f]) {
+                Some(Form::Named { end: Some(e), .. }) => Some(e),
+                _ => None,
+            }
+        } else {
+            sc.close_set.as_ref()
+        }
+    }
+
+    /// A value begins at `at`: look for a closer inside it.
+    fn watch_from(&mut self, sec: &mut Sec, at: usize) {
+        sec.first_close = None;
+        let call_end = matches!(
+            sec.form.map(|f| &self.c.sections[sec.idx].forms[f]),
+            Some(Form::Named { end: Some(_), .. })
+        );
+        sec.watch = self.watch_set(sec, call_end).map(|set| Watch {
+            upto: at,
+            ms: set.begin(),
+            call_end,
+        });
+    }
+
+    /// The value has been read up to `upto`: look on for its first closer.
+    fn watch_to(&mut self, sec: &mut Sec, upto: usize) {
+        if sec.first_close.is_some() {
+            return;
+        }
+        let c = self.c.clone();
+        let Some(w) = sec.watch.as_mut() else {
+            return;
+        };
+        if upto <= w.upto {
+            return;
+        }
+        let call_end = w.call_end;
+        let set = match c.sections[sec.idx]
+            .forms
+            .get(sec.form.unwrap_or(usize::MAX))
+        {
+            Some(Form::Named { end: Some(e), .. }) if call_end => Some(e),
+            _ if !call_end => c.sections[sec.idx].close_set.as_ref(),
+            _ => None,
+        };
+        let Some(set) = set else {
+            return;
+        };
+        let hay = &self.buf.as_bytes()[w.upto - self.base..upto - self.base];
+        match set.find(&mut w.ms, hay) {
+            Some(hit) => {
+                let e = w.upto + hit.end;
+                sec.first_close = Some((e - hit.len, e, call_end));
+            }
+            None => w.upto = upto,
+        }
+    }
+
+    /// The value being read broke at `fail_at` (or was cut off there, or
+    /// outgrew the limit) after it passed a closer: the call, or the
+    /// section, ends at that first closer with `error`, and what follows it
+    /// is read as usual. Not for a section that opened in text read again
+    /// after such an end: no text is read more than twice. Whether it went
+    /// back.
+    fn rewind(
+        &mut self,
+        sec: &mut Sec,
+        fail_at: usize,
+        error: ActionError,
+        emit: &mut Emit<'_>,
+    ) -> bool {
+        let Some((s, e, call_end)) = sec.first_close else {
+            return false;
+        };
+        if s >= fail_at || sec.from < self.replayed {
+            return false;
+        }
+        self.replayed = self.replayed.max(fail_at);
+        sec.watch = None;
+        sec.first_close = None;
+        sec.stray = None;
+        if matches!(sec.read, Read::Json { .. }) {
+            self.collect_slots(sec);
+        }
+        self.pos = e;
+        if call_end {
+            if let Some(call) = sec.calls.last_mut() {
+                if !call.args.as_ref().is_some_and(Result::is_err) {
+                    call.args = Some(Err(error));
+                }
+            }
+            self.after_call(sec, emit);
+        } else {
+            if sec.calls.iter().all(|c| c.args.is_some()) {
+                sec.calls.push(Call::default());
+            }
+            for call in &mut sec.calls {
+                if call.args.is_none() {
+                    call.args = Some(Err(error.clone()));
+                }
+            }
+            self.end_section(sec, e, emit);
+        }
+        true
+    }
+
+    /// The error of a value still open at its first closer, cut off or
+    /// too large.
+    fn open_at_closer(&self, sec: &Sec, why: &str) -> ActionError {
+        let closer = sec
+            .first_close
+            .map(|(s, e, _)| self.text(s, e).to_owned())
+            .unwrap_or_default();
+        ActionError::new(
+            if why.contains("limit") {
+                ErrorKind::TooLarge
+            } else {
+                ErrorKind::CutOff
+            },
+            "",
+            format!("the call's arguments were still open at the first `{closer}` and {why}"),
+        )
+    }
+
+    /// Only the section's closer may come now.
+    fn close_only(&mut self, sec: &mut Sec, sc: &SectionC) {
+        if let Some(set) = &sc.close_set {
+            self.ms = set.begin();
+        }
+        sec.read = Read::Close;
+    }
+
+    /// Text from where `sec.stray` says to the marker found at `at` must be
+    /// white space: anything else is an error of the call (or, after a JSON
+    /// form's values, an action of its own with no name).
+    fn check_stray(&mut self, sec: &mut Sec, at: usize) {
+        let Some((from, kind)) = sec.stray.take() else {
+            return;
+        };
+        if from >= at {
+            return;
+        }
+        let text = self.text(from, at).trim();
+        if text.is_empty() {
+            return;
+        }
+        let excerpt: String = text.chars().take(40).collect();
+        let more = if excerpt.len() < text.len() {
+            "…"
+        } else {
+            ""
+        };
+        let place = match kind {
+            Stray::AfterCall => "after the call's arguments",
+            Stray::InCall => "between the call's parameters",
+            Stray::AfterValues => "after the calls",
+        };
+        let e = ActionError::new(
+            ErrorKind::Syntax,
+            "",
+            format!("unexpected text {place}: `{excerpt}{more}`"),
+        );
+        match sec.calls.last_mut() {
+            Some(call) if kind != Stray::AfterValues => {
+                if !call.args.as_ref().is_some_and(Result::is_err) {
+                    call.args = Some(Err(e));
+                }
+            }
+            _ => sec.calls.push(Call {
+                args: Some(Err(e)),
+                ..Call::default()
+            }),
         }
     }
 
@@ -851,6 +1186,7 @@ impl DialectMachine {
         sec.tentative = false;
         sec.calls.push(Call {
             id: Some(id),
+            args: no_name(&name),
             name: Some(name),
             call_id,
             ..Call::default()
@@ -874,6 +1210,7 @@ impl DialectMachine {
     fn begin_args(&mut self, sec: &mut Sec, at: usize) {
         self.pos = at;
         sec.json_from = at;
+        self.watch_from(sec, at);
         let mut scanner = new_scanner(&self.shared, Arc::from(Vec::new()));
         scanner.reset(Naming::Generic);
         if let Some(call) = sec.calls.last_mut() {
@@ -888,7 +1225,7 @@ impl DialectMachine {
         let Read::Args(scanner) = &mut sec.read else {
             return Flow::Go;
         };
-        let done = scanner.feed_value(&self.buf[self.pos - self.base..]);
+        let done = scanner.feed_value(&self.buf[self.pos - self.base..end - self.base]);
         self.pos = match done {
             Some(used) => self.pos + used,
             None => end,
@@ -909,11 +1246,20 @@ impl DialectMachine {
                 }
             }
         }
-        if let Some(err) = scanner.error() {
-            let err = err.clone();
+        let error = scanner.error().cloned();
+        let scanned = self.pos;
+        self.watch_to(sec, scanned);
+        if let Some(err) = error {
+            self.pos = (sec.json_from + err.offset).min(end);
             let e = self.json_error(sec.from, sec.json_from + err.offset, &err.message);
+            let at = self.pos;
+            if self.rewind(sec, at, e.clone(), emit) {
+                return Flow::Go;
+            }
             if let Some(call) = sec.calls.last_mut() {
-                call.args = Some(Err(e));
+                if !call.args.as_ref().is_some_and(Result::is_err) {
+                    call.args = Some(Err(e));
+                }
             }
             self.resync(sec, emit);
             return Flow::Go;
@@ -921,6 +1267,9 @@ impl DialectMachine {
         if done.is_none() {
             return Flow::Wait;
         }
+        let Read::Args(scanner) = &mut sec.read else {
+            return Flow::Go;
+        };
         for (kind, at) in scanner.repairs() {
             sec.repairs.push((*kind, sec.json_from + at));
         }
@@ -929,7 +1278,7 @@ impl DialectMachine {
             .into_iter()
             .next()
             .and_then(|mut s| s.take_value());
-        if let Some(call) = sec.calls.last_mut() {
+        if let Some(call) = sec.calls.last_mut().filter(|c| c.args.is_none()) {
             call.args = Some(match value {
                 Some(v @ Value::Object(_)) => Ok(v),
                 Some(Value::Null) | None => Ok(Value::Object(Map::new())),
@@ -949,17 +1298,19 @@ impl DialectMachine {
             Some(Form::Named {
                 args_end: Some(a), ..
             }) => {
+                sec.stray = Some((self.pos, Stray::AfterCall));
                 self.ms = a.begin();
                 sec.read = Read::ArgsEnd;
             }
             Some(Form::Named { end: Some(e), .. }) => {
+                sec.stray = Some((self.pos, Stray::AfterCall));
                 self.ms = e.begin();
                 sec.read = Read::CallEnd;
             }
             Some(Form::Harmony) => {
-                // The message ends with `<|call|>` (or `<|end|>`).
-                sec.read = Read::Close;
-                self.ms = sc.between.set.begin();
+                // The message ends with `<|call|>`.
+                sec.stray = Some((self.pos, Stray::AfterCall));
+                self.close_only(sec, sc);
             }
             _ => self.after_call(sec, emit),
         }
@@ -975,8 +1326,7 @@ impl DialectMachine {
             self.ms = sc.between.set.begin();
             sec.read = Read::Between;
         } else if sc.close.is_some() {
-            self.ms = sc.between.set.begin();
-            sec.read = Read::Close;
+            self.close_only(sec, sc);
         } else {
             let at = self.pos;
             if sc.trailer.is_some() {
@@ -1016,16 +1366,18 @@ impl DialectMachine {
                 sec.tentative = false;
                 sec.calls.push(Call {
                     id: Some(id),
+                    args: no_name(&n),
                     name: Some(n),
                     ..Call::default()
                 });
                 self.param_mark(sec, role, to, emit);
             }
             Read::Params => {
-                let Some((role, _, to)) = self.seek(params) else {
+                let Some((role, at, to)) = self.seek(params) else {
                     sec.read = Read::Params;
                     return Flow::Wait;
                 };
+                self.check_stray(sec, at);
                 self.param_mark(sec, role, to, emit);
             }
             Read::Key => {
@@ -1049,11 +1401,13 @@ impl DialectMachine {
                 }
                 match value {
                     Some(v) => {
-                        self.ms = v.begin();
+                        self.ms = v.set.begin();
+                        sec.stray = Some((to, Stray::InCall));
                         sec.read = Read::ValueOpen { key, kind };
                     }
                     None => {
                         self.ms = value_end.begin();
+                        self.watch_from(sec, to);
                         sec.read = Read::Value {
                             key,
                             kind,
@@ -1064,24 +1418,33 @@ impl DialectMachine {
                 }
             }
             Read::ValueOpen { key, kind } => {
-                let hay = &self.buf.as_bytes()[self.pos - self.base..];
                 let Some(v) = value else { return Flow::Go };
-                match v.find(&mut self.ms, hay) {
-                    Some(hit) => {
-                        self.pos += hit.end;
-                        self.ms = value_end.begin();
-                        sec.read = Read::Value {
-                            key,
-                            kind,
-                            from: self.pos,
-                            streamed: None,
-                        };
+                let Some((role, at, to)) = self.seek(v) else {
+                    sec.read = Read::ValueOpen { key, kind };
+                    return Flow::Wait;
+                };
+                self.check_stray(sec, at);
+                if role == ParamMark::Value {
+                    self.ms = value_end.begin();
+                    self.watch_from(sec, to);
+                    sec.read = Read::Value {
+                        key,
+                        kind,
+                        from: to,
+                        streamed: None,
+                    };
+                } else {
+                    // The key has no value: the call cannot be read.
+                    if let Some(call) = sec.calls.last_mut() {
+                        if !call.args.as_ref().is_some_and(Result::is_err) {
+                            call.args = Some(Err(ActionError::new(
+                                ErrorKind::Syntax,
+                                key.as_str(),
+                                format!("the parameter `{key}` has no value"),
+                            )));
+                        }
                     }
-                    None => {
-                        self.pos = self.end();
-                        sec.read = Read::ValueOpen { key, kind };
-                        return Flow::Wait;
-                    }
+                    self.param_mark(sec, role, to, emit);
                 }
             }
             Read::Value {
@@ -1090,13 +1453,14 @@ impl DialectMachine {
                 from,
                 mut streamed,
             } => {
-                let hay = &self.buf.as_bytes()[self.pos - self.base..];
+                let hay = &self.buf.as_bytes()[self.pos - self.base..self.end() - self.base];
                 let hit = value_end.find(&mut self.ms, hay);
                 let (stop, next) = match hit {
                     Some(h) => (self.pos + h.end - h.len, Some(self.pos + h.end)),
                     None => (self.end(), None),
                 };
                 self.pos = next.unwrap_or(stop);
+                self.watch_to(sec, stop);
                 // The value's text: one line ending dropped at each side
                 // where the template writes them.
                 let raw_from = if *trim {
@@ -1107,11 +1471,11 @@ impl DialectMachine {
                 let tool = sec.calls.last().and_then(|c| c.name.clone());
                 if let Some(vfrom) = raw_from {
                     if deltas {
+                        // Held back: a prefix of the value's end marker,
+                        // and before it a line ending the value may end with.
                         let held = match next {
                             Some(_) => 0,
                             None => {
-                                // A marker prefix, and before it a line
-                                // ending the template may have written.
                                 let marker = value_end.held(&self.ms);
                                 let before = stop.saturating_sub(marker).max(vfrom);
                                 marker
@@ -1133,7 +1497,7 @@ impl DialectMachine {
                         if let Some(sent) = streamed {
                             let upto = if next.is_some() {
                                 let t = self.text(vfrom, stop);
-                                vfrom + t.len() - if *trim { trailing_line_ending(t) } else { 0 }
+                                vfrom + t.len() - if *trim { final_line_ending(t) } else { 0 }
                             } else {
                                 safe
                             };
@@ -1180,6 +1544,7 @@ impl DialectMachine {
                     call.params.insert(key, v);
                 }
                 self.ms = params.set.begin();
+                sec.stray = Some((self.pos, Stray::InCall));
                 sec.read = Read::Params;
             }
             other => sec.read = other,
@@ -1211,8 +1576,10 @@ impl DialectMachine {
         match role {
             ParamMark::NameEnd => {
                 self.ms = params.set.begin();
+                sec.stray = Some((to, Stray::InCall));
                 sec.read = Read::Params;
             }
+            ParamMark::Value => {}
             ParamMark::Key => {
                 sec.mark = to;
                 self.ms = key_end.set.begin();
@@ -1374,6 +1741,13 @@ impl DialectMachine {
     fn too_large(&mut self, mut sec: Box<Sec>, emit: &mut Emit<'_>) {
         let limit = self.shared.cfg.max_block_bytes;
         let to = self.pos;
+        let e = self.open_at_closer(
+            &sec,
+            &format!("the section grew past the block limit of {limit} bytes"),
+        );
+        if self.rewind(&mut sec, to, e, emit) {
+            return;
+        }
         if sec.calls.is_empty() {
             sec.calls.push(Call::default());
         }
@@ -1390,17 +1764,35 @@ impl DialectMachine {
         }
     }
 
-    /// The end of input inside a section.
-    pub(super) fn section_at_eof(&mut self, emit: &mut Emit<'_>) {
+    /// The end of input inside a section. Whether the section went back
+    /// to its first closer (the text after it is then still to be read).
+    pub(super) fn section_at_eof(&mut self, emit: &mut Emit<'_>) -> bool {
         let DState::Section(mut sec) = std::mem::replace(&mut self.state, DState::Detached) else {
-            return;
+            return false;
         };
         let end = self.end();
         self.pos = end;
         if sec.tentative {
             self.narrative_to(end, emit);
             self.state = DState::Text;
-            return;
+            return false;
+        }
+        // A value cut off after it passed a closer: the call, or the
+        // section, ends at that first closer.
+        let cut_off = match &mut sec.read {
+            Read::Json { scanner, .. } | Read::Args(scanner) => !scanner.finish_value(),
+            Read::Python(_) | Read::Value { .. } => true,
+            _ => false,
+        };
+        if cut_off {
+            self.watch_to(&mut sec, end);
+            let e = self.open_at_closer(&sec, "never ended");
+            if self.rewind(&mut sec, end, e, emit) {
+                if matches!(self.state, DState::Detached) {
+                    self.state = DState::Section(sec);
+                }
+                return true;
+            }
         }
         let has_closer = self.c.sections[sec.idx].close.is_some();
         match std::mem::replace(&mut sec.read, Read::Close) {
@@ -1417,7 +1809,7 @@ impl DialectMachine {
                 self.end_section(&mut sec, at, emit);
                 self.pos = end;
                 self.narrative_to(end, emit);
-                return;
+                return false;
             }
             _ => {}
         }
@@ -1438,7 +1830,20 @@ impl DialectMachine {
             }
         }
         self.end_section(&mut sec, end, emit);
+        false
     }
+}
+
+/// A call named by markers with nothing between them (`<function=>`,
+/// `name=""`) cannot be run: its error, set before its arguments are read.
+fn no_name(name: &str) -> Option<Result<Value, ActionError>> {
+    name.is_empty().then(|| {
+        Err(ActionError::new(
+            ErrorKind::NoName,
+            "",
+            "the call's name is empty",
+        ))
+    })
 }
 
 /// `functions.NAME:INDEX` → (NAME, the whole as call id).
@@ -1451,19 +1856,29 @@ fn indexed(text: &str) -> (String, Option<String>) {
     (name.to_owned(), Some(text.to_owned()))
 }
 
-/// The arguments of a JSON call object.
+/// The arguments of a JSON call object: the value of the first of its
+/// keys (in the order written) that is one of `keys`. `read` lists the
+/// arguments keys the scanner saw, in order, repeats included: a key
+/// written twice leaves the call ambiguous (and its deltas, streamed from
+/// the first, wrong), so it is an error.
 fn json_arguments(
     obj: &mut Map<String, Value>,
     keys: &[String],
+    read: &[(&str, usize)],
     repairs: &mut Vec<(RepairKind, usize)>,
     at: usize,
 ) -> Result<Value, ActionError> {
-    let Some((key, v)) = keys
-        .iter()
-        .find_map(|k| obj.shift_remove(k).map(|v| (k, v)))
-    else {
+    let Some(key) = obj.keys().find(|k| keys.contains(k)).cloned() else {
         return Ok(Value::Object(Map::new()));
     };
+    if read.iter().filter(|(k, _)| *k == key).count() > 1 {
+        return Err(ActionError::new(
+            ErrorKind::Shape,
+            key.as_str(),
+            format!("the call object has `{key}` more than once"),
+        ));
+    }
+    let v = obj.shift_remove(&key).unwrap_or(Value::Null);
     match v {
         Value::Object(_) => Ok(v),
         Value::Null => Ok(Value::Object(Map::new())),
@@ -1509,6 +1924,18 @@ fn trailing_line_ending(text: &str) -> usize {
     if text.ends_with("\r\n") {
         2
     } else if text.ends_with('\n') || text.ends_with('\r') {
+        1
+    } else {
+        0
+    }
+}
+
+/// The line ending `text` ends with, as [`trim_line_endings`] drops it (a
+/// lone `\r` is none).
+fn final_line_ending(text: &str) -> usize {
+    if text.ends_with("\r\n") {
+        2
+    } else if text.ends_with('\n') {
         1
     } else {
         0

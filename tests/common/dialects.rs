@@ -1,0 +1,293 @@
+//! Writing calls as each built-in dialect writes them, for the dialect
+//! tests, the hostile inputs and the property tests.
+
+use actionstream::dialect::Dialect;
+use actionstream::Config;
+use serde_json::{Map, Value};
+
+/// A call to write: its name and its arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Call {
+    pub name: String,
+    pub args: Map<String, Value>,
+}
+
+/// A call of `name` with `args` (a JSON object).
+pub fn call(name: &str, args: Value) -> Call {
+    let Value::Object(args) = args else {
+        panic!("arguments must be an object")
+    };
+    Call {
+        name: name.to_owned(),
+        args,
+    }
+}
+
+/// The configuration reading one built-in dialect.
+pub fn config(dialect: &str) -> Config {
+    Config::default().dialect(Dialect::builtin(dialect).expect("a built-in dialect"))
+}
+
+/// The dialects whose parameter values are raw text.
+pub const RAW: [&str; 5] = [
+    "qwen3_coder",
+    "seed_oss",
+    "glm",
+    "minimax_m2",
+    "deepseek_v32",
+];
+
+/// The `C0:name:{args}` summary lines of `calls`, ids from `first`.
+pub fn complete_lines(calls: &[Call], first: usize) -> Vec<String> {
+    calls
+        .iter()
+        .enumerate()
+        .map(|(i, c)| {
+            format!(
+                "C{}:{}:{}",
+                first + i,
+                c.name,
+                Value::Object(c.args.clone())
+            )
+        })
+        .collect()
+}
+
+fn json(args: &Map<String, Value>) -> String {
+    serde_json::to_string(args).unwrap()
+}
+
+/// A raw value's text: strings as they are, anything else as JSON.
+fn raw(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        v => v.to_string(),
+    }
+}
+
+/// A Python literal for `v`.
+pub fn python(v: &Value) -> String {
+    match v {
+        Value::Null => "None".to_owned(),
+        Value::Bool(true) => "True".to_owned(),
+        Value::Bool(false) => "False".to_owned(),
+        Value::Number(n) => n.to_string(),
+        Value::String(s) => {
+            let mut out = String::from("'");
+            for ch in s.chars() {
+                match ch {
+                    '\\' => out.push_str("\\\\"),
+                    '\'' => out.push_str("\\'"),
+                    '\n' => out.push_str("\\n"),
+                    '\r' => out.push_str("\\r"),
+                    '\t' => out.push_str("\\t"),
+                    c if (c as u32) < 0x20 => out.push_str(&format!("\\x{:02x}", c as u32)),
+                    c => out.push(c),
+                }
+            }
+            out.push('\'');
+            out
+        }
+        Value::Array(xs) => format!("[{}]", xs.iter().map(python).collect::<Vec<_>>().join(", ")),
+        Value::Object(m) => format!(
+            "{{{}}}",
+            m.iter()
+                .map(|(k, v)| format!("{}: {}", python(&Value::String(k.clone())), python(v)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+    }
+}
+
+fn py_call(c: &Call) -> String {
+    format!(
+        "{}({})",
+        c.name,
+        c.args
+            .iter()
+            .map(|(k, v)| format!("{k}={}", python(v)))
+            .collect::<Vec<_>>()
+            .join(", ")
+    )
+}
+
+/// One call as a parameter form writes it.
+fn params(dialect: &str, c: &Call) -> String {
+    let mut out = String::new();
+    match dialect {
+        "qwen3_coder" | "seed_oss" => {
+            out.push_str(&format!("<function={}>\n", c.name));
+            for (k, v) in &c.args {
+                out.push_str(&format!("<parameter={k}>\n{}\n</parameter>\n", raw(v)));
+            }
+            out.push_str("</function>\n");
+        }
+        "glm" => {
+            out.push_str(&c.name);
+            out.push('\n');
+            for (k, v) in &c.args {
+                out.push_str(&format!(
+                    "<arg_key>{k}</arg_key>\n<arg_value>{}</arg_value>\n",
+                    raw(v)
+                ));
+            }
+        }
+        "minimax_m2" => {
+            out.push_str(&format!("<invoke name=\"{}\">\n", c.name));
+            for (k, v) in &c.args {
+                out.push_str(&format!("<parameter name=\"{k}\">{}</parameter>\n", raw(v)));
+            }
+            out.push_str("</invoke>\n");
+        }
+        "deepseek_v32" => {
+            out.push_str(&format!("<｜DSML｜invoke name=\"{}\">\n", c.name));
+            for (k, v) in &c.args {
+                let (string, text) = match v {
+                    Value::String(s) => ("true", s.clone()),
+                    v => ("false", v.to_string()),
+                };
+                out.push_str(&format!(
+                    "<｜DSML｜parameter name=\"{k}\" string=\"{string}\">{text}</｜DSML｜parameter>\n"
+                ));
+            }
+            out.push_str("</｜DSML｜invoke>\n");
+        }
+        _ => unreachable!("{dialect} has no parameter form"),
+    }
+    out
+}
+
+/// `calls` as `dialect` writes them, after narrative (so not relying on
+/// being the first thing in the response): one section holding them all
+/// where the format allows it, else one section per call.
+pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
+    let objects = |name_key: &str, args_key: &str| -> Vec<String> {
+        calls
+            .iter()
+            .map(|c| {
+                format!(
+                    "{{\"{name_key}\": {}, \"{args_key}\": {}}}",
+                    serde_json::to_string(&c.name).unwrap(),
+                    json(&c.args)
+                )
+            })
+            .collect()
+    };
+    match dialect {
+        "hermes" => objects("name", "arguments")
+            .iter()
+            .map(|o| format!("<tool_call>\n{o}\n</tool_call>"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        "qwen3_coder" => format!(
+            "<tool_call>\n{}</tool_call>",
+            calls.iter().map(|c| params(dialect, c)).collect::<String>()
+        ),
+        "seed_oss" => format!(
+            "<seed:tool_call>\n{}</seed:tool_call>",
+            calls.iter().map(|c| params(dialect, c)).collect::<String>()
+        ),
+        "glm" => calls
+            .iter()
+            .map(|c| format!("<tool_call>{}</tool_call>", params(dialect, c)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        "minimax_m2" => format!(
+            "<minimax:tool_call>\n{}</minimax:tool_call>",
+            calls.iter().map(|c| params(dialect, c)).collect::<String>()
+        ),
+        "deepseek_v32" => format!(
+            "<｜DSML｜function_calls>\n{}</｜DSML｜function_calls>",
+            calls.iter().map(|c| params(dialect, c)).collect::<String>()
+        ),
+        "mistral" => calls
+            .iter()
+            .map(|c| format!("[TOOL_CALLS]{}[ARGS]{}", c.name, json(&c.args)))
+            .collect(),
+        "llama3" => format!("<|python_tag|>{}", objects("name", "parameters").join("; ")),
+        "pythonic" => format!(
+            "<|tool_call_start|>[{}]<|tool_call_end|>",
+            calls.iter().map(py_call).collect::<Vec<_>>().join(", ")
+        ),
+        "deepseek_v3" => format!(
+            "<｜tool▁calls▁begin｜>{}<｜tool▁calls▁end｜>",
+            calls
+                .iter()
+                .map(|c| format!(
+                    "<｜tool▁call▁begin｜>function<｜tool▁sep｜>{}\n```json\n{}\n```<｜tool▁call▁end｜>",
+                    c.name,
+                    json(&c.args)
+                ))
+                .collect::<Vec<_>>()
+                .join("\n")
+        ),
+        "deepseek_v31" => format!(
+            "<｜tool▁calls▁begin｜>{}<｜tool▁calls▁end｜>",
+            calls
+                .iter()
+                .map(|c| format!(
+                    "<｜tool▁call▁begin｜>{}<｜tool▁sep｜>{}<｜tool▁call▁end｜>",
+                    c.name,
+                    json(&c.args)
+                ))
+                .collect::<String>()
+        ),
+        "kimi_k2" => format!(
+            "<|tool_calls_section_begin|>{}<|tool_calls_section_end|>",
+            calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!(
+                    "<|tool_call_begin|>functions.{}:{i}<|tool_call_argument_begin|>{}<|tool_call_end|>",
+                    c.name,
+                    json(&c.args)
+                ))
+                .collect::<String>()
+        ),
+        "gpt_oss" => calls
+            .iter()
+            .map(|c| {
+                format!(
+                    "<|start|>assistant<|channel|>commentary to=functions.{} <|constrain|>json<|message|>{}<|call|>",
+                    c.name,
+                    json(&c.args)
+                )
+            })
+            .collect(),
+        "cohere" => format!(
+            "<|START_ACTION|>[\n{}\n]<|END_ACTION|>",
+            calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| format!(
+                    "    {{\"tool_call_id\": \"{i}\", \"tool_name\": {}, \"parameters\": {}}}",
+                    serde_json::to_string(&c.name).unwrap(),
+                    json(&c.args)
+                ))
+                .collect::<Vec<_>>()
+                .join(",\n")
+        ),
+        "granite" => format!("<|tool_call|>[{}]", objects("name", "arguments").join(", ")),
+        "jamba" => format!(
+            "<tool_calls>[\n{}\n]</tool_calls>",
+            objects("name", "arguments").join(",\n")
+        ),
+        "phi4_mini" => format!(
+            "<|tool_call|>[{}]<|/tool_call|>",
+            objects("name", "arguments").join(", ")
+        ),
+        other => panic!("no writer for {other}"),
+    }
+}
+
+/// The markers around reasoning in `dialect`, if it has reasoning.
+pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
+    Some(match dialect {
+        "llama3" | "jamba" | "phi4_mini" => return None,
+        "seed_oss" => ("<seed:think>", "</seed:think>"),
+        "mistral" => ("[THINK]", "[/THINK]"),
+        "cohere" => ("<|START_THINKING|>", "<|END_THINKING|>"),
+        "gpt_oss" => ("<|channel|>analysis<|message|>", "<|end|>"),
+        _ => ("<think>", "</think>"),
+    })
+}

@@ -1,0 +1,1950 @@
+//! Per-dialect cases, written after what the peers' own suites cover
+//! (SGLang's `lightseekorg/smg` `crates/tool_parser/tests`, vLLM's
+//! `tests/tool_parsers`): narrative around calls, several calls in one
+//! section, reasoning, invalid calls, sections never closed, reasoning
+//! open, calls in reasoning or not. Every case goes through the
+//! every-chunking oracle (markers cut at every byte) and is asserted as
+//! `common::summary` lines. Options: `open` (`reasoning_open`), `cir`
+//! (`calls_in_reasoning`), `deltas` (`argument_deltas`), `strict`.
+
+mod common;
+
+use actionstream::{Config, Event};
+
+fn config(dialect: &str, options: &str) -> Config {
+    let mut config = common::dialects::config(dialect);
+    for option in options.split_whitespace() {
+        config = match option {
+            "open" => config.reasoning_open(true),
+            "cir" => config.calls_in_reasoning(true),
+            "deltas" => config.argument_deltas(true),
+            "strict" => config.strict(true),
+            other => panic!("unknown option {other}"),
+        };
+    }
+    config
+}
+
+/// Checks `input` at every chunking and its summary; an invalid call keeps
+/// its text: its raw is the input its span covers, never empty.
+#[track_caller]
+fn check(dialect: &str, options: &str, what: &str, input: &str, want: &[&str]) {
+    let events = common::parse_with(&config(dialect, options), input);
+    for e in &events {
+        if let Event::ActionInvalid(a) = e {
+            let span = a.span.expect("a dialect block has a span");
+            assert!(!a.raw.is_empty(), "{dialect}: {what}: an empty raw");
+            assert_eq!(
+                &input[span.range()],
+                &*a.raw,
+                "{dialect}: {what}: raw and span"
+            );
+            assert!(!a.errors.is_empty(), "{dialect}: {what}: no error");
+        }
+    }
+    assert_eq!(common::summary(&events), want, "{dialect}: {what}");
+}
+
+#[test]
+fn hermes() {
+    check(
+        "hermes",
+        "",
+        "narrative before and after",
+        "Let me look.\n<tool_call>\n{\"name\": \"search\", \"arguments\": {\"q\": \"rust\"}}\n</tool_call>\nDone.",
+        &[
+            "N:Let me look.\n",
+            "S0:search",
+            "C0:search:{\"q\":\"rust\"}",
+            "N:\nDone.",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "two calls in one section (an array)",
+        "<tool_call>\n[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {\"x\": 1}}]\n</tool_call>",
+        &[
+            "S0:a",
+            "S1:b",
+            "C0:a:{}",
+            "C1:b:{\"x\":1}",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "two calls in one section (JSON Lines)",
+        "<tool_call>\n{\"name\": \"a\", \"arguments\": {}}\n{\"name\": \"b\", \"arguments\": {\"x\": 1}}\n</tool_call>",
+        &[
+            "S0:a",
+            "S1:b",
+            "C0:a:{}",
+            "C1:b:{\"x\":1}",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "two sections",
+        "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>\n<tool_call>{\"name\": \"b\", \"arguments\": {}}</tool_call>",
+        &[
+            "S0:a",
+            "C0:a:{}",
+            "N:\n",
+            "S1:b",
+            "C1:b:{}",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "reasoning before the call",
+        "<think>I should search.</think>\n<tool_call>{\"name\": \"s\", \"arguments\": {\"q\": 1}}</tool_call>",
+        &[
+            "R:I should search.",
+            "N:\n",
+            "S0:s",
+            "C0:s:{\"q\":1}",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "broken JSON",
+        "x <tool_call>{\"name\": \"s\", \"arguments\": {\"q\": }}</tool_call> y",
+        &[
+            "N:x ",
+            "S0:s",
+            "I0:s:the JSON cannot be read: expected a JSON value, found `}` (line 1, column 45 of the block)",
+            "N: y",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "no name",
+        "<tool_call>{\"arguments\": {\"a\": 1}}</tool_call>",
+        &[
+            "S0:-",
+            "I0:-:the call object has no name: expected a string under `name`",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "arguments not an object",
+        "<tool_call>{\"name\": \"f\", \"arguments\": [1]}</tool_call>",
+        &[
+            "S0:f",
+            "I0:f:at arguments: arguments must be a JSON object, found an array",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "arguments given as a string",
+        "<tool_call>{\"name\": \"f\", \"arguments\": \"{\\\"a\\\": 1}\"}</tool_call>",
+        &["S0:f", "C0:f:{\"a\":1}"],
+    );
+    check(
+        "hermes",
+        "",
+        "Python dict repaired",
+        "<tool_call>{'name': 'f', 'arguments': {'x': True, 'y': None}}</tool_call>",
+        &["S0:f", "C0:f:{\"x\":true,\"y\":null}"],
+    );
+    check(
+        "hermes",
+        "",
+        "text after the call in the section",
+        "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}} trailing</tool_call> after",
+        &[
+            "S0:f",
+            "C0:f:{\"a\":1}",
+            "S1:-",
+            "I1:-:unexpected text after the calls: `trailing`",
+            "N: after",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "arguments key twice",
+        "<tool_call>{\"name\": \"f\", \"arguments\": {}, \"arguments\": {\"a\": 1}}</tool_call>",
+        &[
+            "S0:f",
+            "I0:f:at arguments: the call object has `arguments` more than once",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "closer inside a string",
+        "<tool_call>{\"name\": \"echo\", \"arguments\": {\"t\": \"say </tool_call> please\"}}</tool_call>",
+        &[
+            "S0:echo",
+            "C0:echo:{\"t\":\"say </tool_call> please\"}",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "closer inside a string, JSON broken later: ends at that first closer",
+        "<tool_call>{\"name\": \"echo\", \"arguments\": {\"t\": \"say </tool_call> please}}</tool_call> more <tool_call>{\"name\": \"g\", \"arguments\": {}}</tool_call>",
+        &[
+            "S0:echo",
+            "I0:echo:the JSON cannot be read: expected `,` or `}` after an object member, found `n` (line 1, column 105 of the block)",
+            "N: please}}</tool_call> more ",
+            "S1:g",
+            "C1:g:{}",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "section never closed, call complete",
+        "<tool_call>{\"name\": \"s\", \"arguments\": {\"q\": 1}}",
+        &["S0:s", "C0:s:{\"q\":1}"],
+    );
+    check(
+        "hermes",
+        "strict",
+        "section never closed, strict",
+        "<tool_call>{\"name\": \"s\", \"arguments\": {\"q\": 1}}",
+        &[
+            "S0:s",
+            "I0:s:the call section was not closed before the end of the response",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "section never closed, call cut off",
+        "<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call><tool_call>{\"name\": \"b\", \"arguments\": {\"q\"",
+        &[
+            "S0:a",
+            "C0:a:{}",
+            "S1:b",
+            "I1:b:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "cut off after passing a closer inside a string",
+        "<tool_call>{\"name\": \"a\", \"arguments\": {\"t\": \"</tool_call> and on",
+        &[
+            "S0:a",
+            "I0:a:the call's arguments were still open at the first `</tool_call>` and never ended",
+            "N: and on",
+        ],
+    );
+    check(
+        "hermes",
+        "open",
+        "reasoning open",
+        "still thinking</think>\n<tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>",
+        &["R:still thinking", "N:\n", "S0:a", "C0:a:{}"],
+    );
+    check(
+        "hermes",
+        "open",
+        "reasoning open: markers inside stay reasoning",
+        "still thinking <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call></think>answer",
+        &[
+            "R:still thinking <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>",
+            "N:answer",
+        ],
+    );
+    check(
+        "hermes",
+        "open cir",
+        "reasoning open, calls in reasoning",
+        "still thinking <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call></think>answer",
+        &["R:still thinking ", "S0:a", "C0:a:{}", "N:answer"],
+    );
+    check(
+        "hermes",
+        "",
+        "call markers in reasoning stay reasoning",
+        "<think>maybe <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call> hmm</think>ok",
+        &[
+            "R:maybe <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call> hmm",
+            "N:ok",
+        ],
+    );
+    check(
+        "hermes",
+        "cir",
+        "calls in reasoning",
+        "<think>maybe <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call> hmm</think>ok",
+        &["R:maybe ", "S0:a", "C0:a:{}", "R: hmm", "N:ok"],
+    );
+    check(
+        "hermes",
+        "",
+        "not a call: prose after the opener",
+        "Use <tool_call> tags.",
+        &["N:Use <tool_call> tags."],
+    );
+    check(
+        "hermes",
+        "",
+        "a stray closing reasoning marker is narrative",
+        "</think>x",
+        &["N:</think>x"],
+    );
+    check(
+        "hermes",
+        "",
+        "reasoning never closed",
+        "<think>unclosed reasoning",
+        &["R:unclosed reasoning"],
+    );
+    check(
+        "hermes",
+        "deltas",
+        "argument deltas",
+        "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": [1, 2], \"b\": \"x\"}}</tool_call>",
+        &[
+            "S0:f",
+            "A0:{\"a\":[1,2],\"b\":\"x\"}",
+            "C0:f:{\"a\":[1,2],\"b\":\"x\"}",
+        ],
+    );
+}
+
+#[test]
+fn qwen3_coder() {
+    check(
+        "qwen3_coder",
+        "",
+        "narrative before and after",
+        "Checking.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>\nThere.",
+        &[
+            "N:Checking.\n",
+            "S0:get_weather",
+            "C0:get_weather:{\"city\":\"Paris\"}",
+            "N:\nThere.",
+        ],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "two calls in one section",
+        "<tool_call>\n<function=a>\n<parameter=x>\n1\n</parameter>\n</function>\n<function=b>\n<parameter=y>\ntwo\n</parameter>\n</function>\n</tool_call>",
+        &[
+            "S0:a",
+            "S1:b",
+            "C0:a:{\"x\":1}",
+            "C1:b:{\"y\":\"two\"}",
+        ],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "raw values: line endings dropped once, the rest byte for byte",
+        "<tool_call>\n<function=a>\n<parameter=t>  spaces  </parameter>\n<parameter=e>&lt;b&gt;</parameter>\n<parameter=m>\n\nline 1\nline 2\n\n</parameter>\n</function>\n</tool_call>",
+        &[
+            "S0:a",
+            "C0:a:{\"t\":\"  spaces  \",\"e\":\"&lt;b&gt;\",\"m\":\"\\nline 1\\nline 2\\n\"}",
+        ],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "values read as JSON without a schema",
+        "<tool_call>\n<function=p>\n<parameter=count>\n42\n</parameter>\n<parameter=ok>\ntrue\n</parameter>\n<parameter=data>\nnull\n</parameter>\n<parameter=list>\n[\"a\", 1]\n</parameter>\n<parameter=text>\nstring value\n</parameter>\n</function>\n</tool_call>",
+        &[
+            "S0:p",
+            "C0:p:{\"count\":42,\"ok\":true,\"data\":null,\"list\":[\"a\",1],\"text\":\"string value\"}",
+        ],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "a value that is not JSON stays a string",
+        "<tool_call>\n<function=a>\n<parameter=n>\n{\"a\": [1, 2}\n</parameter>\n</function>\n</tool_call>",
+        &[
+            "S0:a",
+            "C0:a:{\"n\":\"{\\\"a\\\": [1, 2}\"}",
+        ],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "a <tool_call> starting with { is read as hermes",
+        "<tool_call>{\"name\": \"a\", \"arguments\": {\"x\": 1}}</tool_call>",
+        &["S0:a", "C0:a:{\"x\":1}"],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "reasoning before the call",
+        "<think>plan</think>\n<tool_call>\n<function=a>\n</function>\n</tool_call>",
+        &["R:plan", "N:\n", "S0:a", "C0:a:{}"],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "no </function>: the closer ends the call",
+        "<tool_call>\n<function=a>\n<parameter=city>Paris</parameter>\n</tool_call>",
+        &["S0:a", "C0:a:{\"city\":\"Paris\"}"],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "empty name",
+        "<tool_call>\n<function=>\n<parameter=city>Miami</parameter>\n</function>\n</tool_call>",
+        &["S0:", "I0::the call's name is empty"],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "unreadable call: stray text between parameters",
+        "<tool_call>\n<function=a>\nstray text\n<parameter=city>Miami</parameter>\n</function>\n</tool_call>",
+        &[
+            "S0:a",
+            "I0:a:unexpected text between the call's parameters: `stray text`",
+        ],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "a nested <tool_call> is stray text",
+        "<tool_call>\n<function=outer>\n<tool_call>\n<function=inner>\n</function>\n</tool_call>\n</function>\n</tool_call>",
+        &[
+            "S0:outer",
+            "I0:outer:unexpected text between the call's parameters: `<tool_call>\n<function=inner>`",
+            "N:\n</function>\n</tool_call>",
+        ],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "<function> without a name: no call, narrative",
+        "<tool_call>\n<function>\n<parameter=city>Miami</parameter>\n</function>\n</tool_call>",
+        &[
+            "N:<tool_call>\n<function>\n<parameter=city>Miami</parameter>\n</function>\n</tool_call>",
+        ],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "section never closed, call complete",
+        "<tool_call>\n<function=a>\n<parameter=city>\nParis\n</parameter>\n</function>\n",
+        &["S0:a", "C0:a:{\"city\":\"Paris\"}"],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "section never closed, call cut off in a value",
+        "<tool_call>\n<function=a>\n<parameter=city>\nPar",
+        &[
+            "S0:a",
+            "I0:a:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "section never closed, call cut off between parameters",
+        "<tool_call>\n<function=a>\n<parameter=city>\nParis\n</parameter>\n",
+        &[
+            "S0:a",
+            "I0:a:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "a value cut off after the closer: the section ends at it",
+        "<tool_call>\n<function=a>\n<parameter=x>\nabc</tool_call>\nnarrative <tool_call>\n<function=b>\n</function>\n</tool_call>",
+        &[
+            "S0:a",
+            "I0:a:the call's arguments were still open at the first `</tool_call>` and never ended",
+            "N:\nnarrative ",
+            "S1:b",
+            "C1:b:{}",
+        ],
+    );
+    check(
+        "qwen3_coder",
+        "open",
+        "reasoning open",
+        "hmm <tool_call> no</think><tool_call>\n<function=a>\n</function>\n</tool_call>",
+        &["R:hmm <tool_call> no", "S0:a", "C0:a:{}"],
+    );
+    check(
+        "qwen3_coder",
+        "open cir",
+        "reasoning open, calls in reasoning",
+        "hmm <tool_call>\n<function=a>\n</function>\n</tool_call></think>done",
+        &["R:hmm ", "S0:a", "C0:a:{}", "N:done"],
+    );
+    check(
+        "qwen3_coder",
+        "",
+        "call markers in reasoning stay reasoning",
+        "<think><tool_call>\n<function=a>\n</function>\n</tool_call></think>",
+        &["R:<tool_call>\n<function=a>\n</function>\n</tool_call>"],
+    );
+    check(
+        "qwen3_coder",
+        "deltas",
+        "argument deltas",
+        "<tool_call>\n<function=w>\n<parameter=path>\na.txt\n</parameter>\n<parameter=n>\n3\n</parameter>\n</function>\n</tool_call>",
+        &[
+            "S0:w",
+            "A0:{\"path\":\"a.txt\",\"n\":3}",
+            "C0:w:{\"path\":\"a.txt\",\"n\":3}",
+        ],
+    );
+}
+
+#[test]
+fn seed_oss() {
+    check(
+        "seed_oss",
+        "",
+        "reasoning, narrative, call",
+        "<seed:think>hmm</seed:think>Sure.<seed:tool_call>\n<function=f>\n<parameter=a>x</parameter>\n</function>\n</seed:tool_call> ok",
+        &[
+            "R:hmm",
+            "N:Sure.",
+            "S0:f",
+            "C0:f:{\"a\":\"x\"}",
+            "N: ok",
+        ],
+    );
+    check(
+        "seed_oss",
+        "",
+        "two calls in one section",
+        "<seed:tool_call>\n<function=f>\n<parameter=a>x</parameter>\n</function>\n<function=g>\n</function>\n</seed:tool_call>",
+        &[
+            "S0:f",
+            "S1:g",
+            "C0:f:{\"a\":\"x\"}",
+            "C1:g:{}",
+        ],
+    );
+    check(
+        "seed_oss",
+        "",
+        "section never closed, call cut off",
+        "<seed:tool_call>\n<function=f>\n<parameter=a>x",
+        &[
+            "S0:f",
+            "I0:f:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "seed_oss",
+        "",
+        "unreadable call",
+        "<seed:tool_call>\n<function=f>\n{\"a\": 1}\n</function>\n</seed:tool_call>",
+        &[
+            "S0:f",
+            "I0:f:unexpected text between the call's parameters: `{\"a\": 1}`",
+        ],
+    );
+    check(
+        "seed_oss",
+        "open",
+        "reasoning open: markers inside stay reasoning",
+        "thinking <seed:tool_call> more</seed:think>ok",
+        &["R:thinking <seed:tool_call> more", "N:ok"],
+    );
+    check(
+        "seed_oss",
+        "open cir",
+        "reasoning open, calls in reasoning",
+        "t<seed:tool_call>\n<function=f>\n</function>\n</seed:tool_call></seed:think>ok",
+        &["R:t", "S0:f", "C0:f:{}", "N:ok"],
+    );
+    check(
+        "seed_oss",
+        "cir",
+        "calls in reasoning",
+        "<seed:think>a<seed:tool_call><function=f></function></seed:tool_call>b</seed:think>",
+        &["R:a", "S0:f", "C0:f:{}", "R:b"],
+    );
+}
+
+#[test]
+fn glm() {
+    check(
+        "glm",
+        "",
+        "narrative before and after, a call with no arguments",
+        "Checking.<tool_call>get_current_date</tool_call> Done.",
+        &[
+            "N:Checking.",
+            "S0:get_current_date",
+            "C0:get_current_date:{}",
+            "N: Done.",
+        ],
+    );
+    check(
+        "glm",
+        "",
+        "arguments on one line",
+        "<tool_call>get_weather<arg_key>city</arg_key><arg_value>Beijing</arg_value></tool_call>",
+        &["S0:get_weather", "C0:get_weather:{\"city\":\"Beijing\"}"],
+    );
+    check(
+        "glm",
+        "",
+        "arguments on lines",
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beijing</arg_value>\n<arg_key>days</arg_key>\n<arg_value>3</arg_value>\n</tool_call>",
+        &[
+            "S0:get_weather",
+            "C0:get_weather:{\"city\":\"Beijing\",\"days\":3}",
+        ],
+    );
+    check(
+        "glm",
+        "",
+        "two sections",
+        "<tool_call>a</tool_call><tool_call>b<arg_key>x</arg_key><arg_value>1</arg_value></tool_call>",
+        &[
+            "S0:a",
+            "C0:a:{}",
+            "S1:b",
+            "C1:b:{\"x\":1}",
+        ],
+    );
+    check(
+        "glm",
+        "",
+        "reasoning before the call",
+        "<think>which city?</think><tool_call>get_weather<arg_key>city</arg_key><arg_value>Paris</arg_value></tool_call>",
+        &[
+            "R:which city?",
+            "S0:get_weather",
+            "C0:get_weather:{\"city\":\"Paris\"}",
+        ],
+    );
+    check(
+        "glm",
+        "",
+        "a key with no value",
+        "<tool_call>get_weather<arg_key>city</arg_key></tool_call>",
+        &[
+            "S0:get_weather",
+            "I0:get_weather:at city: the parameter `city` has no value",
+        ],
+    );
+    check(
+        "glm",
+        "",
+        "a value without its opener",
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\nBeijing</tool_call>",
+        &[
+            "S0:get_weather",
+            "I0:get_weather:unexpected text between the call's parameters: `Beijing`",
+        ],
+    );
+    check(
+        "glm",
+        "",
+        "section never closed, call cut off",
+        "<tool_call>get_weather\n<arg_key>city</arg_key>\n<arg_value>Beij",
+        &[
+            "S0:get_weather",
+            "I0:get_weather:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "glm",
+        "",
+        "an empty section is narrative",
+        "<tool_call></tool_call>",
+        &["N:<tool_call></tool_call>"],
+    );
+    check(
+        "glm",
+        "open",
+        "reasoning open",
+        "still</think><tool_call>a</tool_call>",
+        &["R:still", "S0:a", "C0:a:{}"],
+    );
+    check(
+        "glm",
+        "",
+        "markers inside reasoning stay reasoning",
+        "<think><tool_call>a</tool_call></think>",
+        &["R:<tool_call>a</tool_call>"],
+    );
+    check(
+        "glm",
+        "cir",
+        "calls in reasoning",
+        "<think>x<tool_call>a</tool_call>y</think>",
+        &["R:x", "S0:a", "C0:a:{}", "R:y"],
+    );
+}
+
+#[test]
+fn minimax_m2() {
+    check(
+        "minimax_m2",
+        "",
+        "narrative, two calls in one section",
+        "Hi<minimax:tool_call>\n<invoke name=\"a\">\n<parameter name=\"x\">1</parameter>\n</invoke>\n<invoke name=\"b\">\n</invoke>\n</minimax:tool_call>bye",
+        &[
+            "N:Hi",
+            "S0:a",
+            "S1:b",
+            "C0:a:{\"x\":1}",
+            "C1:b:{}",
+            "N:bye",
+        ],
+    );
+    check(
+        "minimax_m2",
+        "",
+        "values byte for byte (no entity decoding)",
+        "<minimax:tool_call>\n<invoke name=\"a\">\n<parameter name=\"x\">&amp; <b>bold</b></parameter>\n</invoke>\n</minimax:tool_call>",
+        &[
+            "S0:a",
+            "C0:a:{\"x\":\"&amp; <b>bold</b>\"}",
+        ],
+    );
+    check(
+        "minimax_m2",
+        "",
+        "reasoning before the call",
+        "<think>r</think><minimax:tool_call><invoke name=\"a\"></invoke></minimax:tool_call>",
+        &["R:r", "S0:a", "C0:a:{}"],
+    );
+    check(
+        "minimax_m2",
+        "",
+        "section never closed: first call complete, second cut off",
+        "<minimax:tool_call>\n<invoke name=\"a\">\n<parameter name=\"x\">1</parameter>\n</invoke>\n<invoke name=\"b\">\n<parameter name=\"y\">tw",
+        &[
+            "S0:a",
+            "S1:b",
+            "C0:a:{\"x\":1}",
+            "I1:b:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "minimax_m2",
+        "",
+        "unreadable call: text in the invoke",
+        "<minimax:tool_call>\n<invoke name=\"a\">\n{\"x\": 1}\n</invoke>\n</minimax:tool_call>",
+        &[
+            "S0:a",
+            "I0:a:unexpected text between the call's parameters: `{\"x\": 1}`",
+        ],
+    );
+    check(
+        "minimax_m2",
+        "",
+        "empty name",
+        "<minimax:tool_call><invoke name=\"\"></invoke></minimax:tool_call>",
+        &["S0:", "I0::the call's name is empty"],
+    );
+    check(
+        "minimax_m2",
+        "open",
+        "reasoning open",
+        "r</think><minimax:tool_call><invoke name=\"a\"></invoke></minimax:tool_call>",
+        &["R:r", "S0:a", "C0:a:{}"],
+    );
+    check(
+        "minimax_m2",
+        "",
+        "markers inside reasoning stay reasoning",
+        "<think><minimax:tool_call><invoke name=\"a\"></invoke></minimax:tool_call></think>",
+        &["R:<minimax:tool_call><invoke name=\"a\"></invoke></minimax:tool_call>"],
+    );
+    check(
+        "minimax_m2",
+        "cir",
+        "calls in reasoning",
+        "<think><minimax:tool_call><invoke name=\"a\"></invoke></minimax:tool_call></think>",
+        &["S0:a", "C0:a:{}"],
+    );
+}
+
+#[test]
+fn mistral() {
+    check(
+        "mistral",
+        "",
+        "narrative before, v11 call",
+        "Sure.[TOOL_CALLS]add[ARGS]{\"a\": 1}",
+        &["N:Sure.", "S0:add", "C0:add:{\"a\":1}"],
+    );
+    check(
+        "mistral",
+        "",
+        "narrative after the call",
+        "[TOOL_CALLS]add[ARGS]{\"a\": 1} and more text",
+        &["S0:add", "C0:add:{\"a\":1}", "N: and more text"],
+    );
+    check(
+        "mistral",
+        "",
+        "two v11 calls",
+        "[TOOL_CALLS]add[ARGS]{\"a\": 1}[TOOL_CALLS]mul[ARGS]{\"b\": 2}",
+        &["S0:add", "C0:add:{\"a\":1}", "S1:mul", "C1:mul:{\"b\":2}"],
+    );
+    check(
+        "mistral",
+        "",
+        "pre-v11 list of two calls",
+        "[TOOL_CALLS] [{\"name\": \"a\", \"arguments\": {\"t\": \"x]y\"}}, {\"name\": \"b\", \"arguments\": {}}] after",
+        &[
+            "S0:a",
+            "S1:b",
+            "C0:a:{\"t\":\"x]y\"}",
+            "C1:b:{}",
+            "N: after",
+        ],
+    );
+    check(
+        "mistral",
+        "",
+        "a call id",
+        "[TOOL_CALLS]add[CALL_ID]abc123[ARGS]{\"a\": 1}",
+        &["S0:add", "C0:add:{\"a\":1}"],
+    );
+    check(
+        "mistral",
+        "",
+        "reasoning before the call",
+        "[THINK]add them[/THINK][TOOL_CALLS]add[ARGS]{\"a\": 1}",
+        &["R:add them", "S0:add", "C0:add:{\"a\":1}"],
+    );
+    check(
+        "mistral",
+        "",
+        "Magistral 1.0 reasoning",
+        "<think>add them</think>[TOOL_CALLS]add[ARGS]{\"a\": 1}",
+        &["R:add them", "S0:add", "C0:add:{\"a\":1}"],
+    );
+    check(
+        "mistral",
+        "",
+        "broken JSON",
+        "[TOOL_CALLS]add[ARGS]{\"a\": }",
+        &[
+            "S0:add",
+            "I0:add:the JSON cannot be read: expected a JSON value, found `}` (line 1, column 28 of the block)",
+            "N:}",
+        ],
+    );
+    check(
+        "mistral",
+        "",
+        "cut off",
+        "[TOOL_CALLS]add[ARGS]{\"a\": ",
+        &[
+            "S0:add",
+            "I0:add:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "mistral",
+        "",
+        "a marker with no call is narrative",
+        "[TOOL_CALLS]",
+        &["N:[TOOL_CALLS]"],
+    );
+    check(
+        "mistral",
+        "open",
+        "reasoning open",
+        "hmm[/THINK][TOOL_CALLS]x[ARGS]{}",
+        &["R:hmm", "S0:x", "C0:x:{}"],
+    );
+    check(
+        "mistral",
+        "",
+        "markers inside reasoning stay reasoning",
+        "[THINK]hmm [TOOL_CALLS]x[ARGS]{}[/THINK]ok",
+        &["R:hmm [TOOL_CALLS]x[ARGS]{}", "N:ok"],
+    );
+    check(
+        "mistral",
+        "cir",
+        "calls in reasoning",
+        "[THINK]hmm [TOOL_CALLS]x[ARGS]{}[/THINK]ok",
+        &["R:hmm ", "S0:x", "C0:x:{}", "N:ok"],
+    );
+}
+
+#[test]
+fn llama3() {
+    check(
+        "llama3",
+        "",
+        "a JSON call as the whole response",
+        "{\"name\": \"a\", \"parameters\": {\"x\": 1}}",
+        &["S0:a", "C0:a:{\"x\":1}"],
+    );
+    check(
+        "llama3",
+        "",
+        "two calls joined by ;",
+        "{\"name\": \"a\", \"parameters\": {\"x\": 1}}; {\"name\": \"b\", \"arguments\": {}}",
+        &["S0:a", "S1:b", "C0:a:{\"x\":1}", "C1:b:{}"],
+    );
+    check(
+        "llama3",
+        "",
+        "after <|python_tag|>, with narrative before and the end-of-message marker",
+        "Text first <|python_tag|>{\"name\": \"a\", \"parameters\": {\"x\": 1}}; {\"name\": \"b\", \"parameters\": {}}<|eom_id|>",
+        &[
+            "N:Text first ",
+            "S0:a",
+            "S1:b",
+            "C0:a:{\"x\":1}",
+            "C1:b:{}",
+        ],
+    );
+    check(
+        "llama3",
+        "",
+        "a built-in tool call",
+        "<|python_tag|>brave_search.call(query=\"x\")<|eom_id|>",
+        &["S0:brave_search", "C0:brave_search:{\"query\":\"x\"}"],
+    );
+    check(
+        "llama3",
+        "",
+        "broken JSON",
+        "<|python_tag|>{\"name\": \"a\", \"parameters\": {\"x\": }}",
+        &[
+            "S0:a",
+            "I0:a:the JSON cannot be read: expected a JSON value, found `}` (line 1, column 49 of the block)",
+            "N:}}",
+        ],
+    );
+    check(
+        "llama3",
+        "",
+        "cut off",
+        "<|python_tag|>{\"name\": \"a\", \"parameters\": {\"x\": 1",
+        &[
+            "S0:a",
+            "I0:a:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "llama3",
+        "",
+        "JSON that is no call is narrative",
+        "{\"not\": \"a call\"}",
+        &["N:{\"not\": \"a call\"}"],
+    );
+    check(
+        "llama3",
+        "",
+        "a call object after prose is narrative",
+        "Result: {\"name\": \"a\", \"parameters\": {}}",
+        &["N:Result: {\"name\": \"a\", \"parameters\": {}}"],
+    );
+}
+
+#[test]
+fn pythonic() {
+    check(
+        "pythonic",
+        "",
+        "a list of two calls as the response",
+        "[get_weather(city=\"Paris\"), get_time()]",
+        &[
+            "S0:get_weather",
+            "S1:get_time",
+            "C0:get_weather:{\"city\":\"Paris\"}",
+            "C1:get_time:{}",
+        ],
+    );
+    check(
+        "pythonic",
+        "",
+        "inside <|python_start|>, narrative around",
+        "Let me.<|python_start|>[f(a=1)]<|python_end|>ok",
+        &["N:Let me.", "S0:f", "C0:f:{\"a\":1}", "N:ok"],
+    );
+    check(
+        "pythonic",
+        "",
+        "one call per line in <function_calls>",
+        "<function_calls>\nf(a=1)\ng(b=\"x\")\n</function_calls>",
+        &["S0:f", "S1:g", "C0:f:{\"a\":1}", "C1:g:{\"b\":\"x\"}"],
+    );
+    check(
+        "pythonic",
+        "",
+        "Python literals",
+        "[f(a=True, b=None, c=[1, {\"k\": 'v'}], d=1.5e3, e=-2, g='it\\'s')]",
+        &[
+            "S0:f",
+            "C0:f:{\"a\":true,\"b\":null,\"c\":[1,{\"k\":\"v\"}],\"d\":1500.0,\"e\":-2,\"g\":\"it's\"}",
+        ],
+    );
+    check(
+        "pythonic",
+        "",
+        "Olmo 3 JSON literals",
+        "[f(a=true, b=null)]",
+        &["S0:f", "C0:f:{\"a\":true,\"b\":null}"],
+    );
+    check(
+        "pythonic",
+        "",
+        "a nested call is refused",
+        "[f(a=g(1))]",
+        &[
+            "S0:f",
+            "I0:f:the Python call cannot be read: a call `g(…)` in argument `a` of call `f` is not read: calls inside arguments are refused (write the value as a literal) (line 1, column 7 of the block)",
+            "N:(1))]",
+        ],
+    );
+    check(
+        "pythonic",
+        "",
+        "cut off: the complete call stays complete",
+        "[f(a=1), g(b=",
+        &[
+            "S0:f",
+            "S1:g",
+            "C0:f:{\"a\":1}",
+            "I1:g:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "pythonic",
+        "",
+        "reasoning before the call (Olmo 3 Think)",
+        "<think>hm</think><|tool_call_start|>[f(a=1)]<|tool_call_end|>",
+        &["R:hm", "S0:f", "C0:f:{\"a\":1}"],
+    );
+    check(
+        "pythonic",
+        "",
+        "a list after reasoning is not the first thing: narrative",
+        "<think>hm</think>[f(a=1)]",
+        &["R:hm", "N:[f(a=1)]"],
+    );
+    check(
+        "pythonic",
+        "",
+        "a list of numbers is narrative",
+        "[1, 2, 3]",
+        &["N:[1, 2, 3]"],
+    );
+    check(
+        "pythonic",
+        "",
+        "section never closed",
+        "<|tool_call_start|>[f(a=1)]",
+        &["S0:f", "C0:f:{\"a\":1}"],
+    );
+    check(
+        "pythonic",
+        "",
+        "a string cut off after the closer: ends at the closer",
+        "<|python_start|>[f(a=\"x<|python_end|>more text",
+        &[
+            "S0:f",
+            "I0:f:the call's arguments were still open at the first `<|python_end|>` and never ended",
+            "N:more text",
+        ],
+    );
+    check(
+        "pythonic",
+        "open",
+        "reasoning open",
+        "r</think><|tool_call_start|>[f()]<|tool_call_end|>",
+        &["R:r", "S0:f", "C0:f:{}"],
+    );
+    check(
+        "pythonic",
+        "",
+        "markers inside reasoning stay reasoning",
+        "<think><|tool_call_start|>[f()]<|tool_call_end|></think>",
+        &["R:<|tool_call_start|>[f()]<|tool_call_end|>"],
+    );
+    check(
+        "pythonic",
+        "cir",
+        "calls in reasoning",
+        "<think><|tool_call_start|>[f()]<|tool_call_end|></think>",
+        &["S0:f", "C0:f:{}"],
+    );
+}
+
+#[test]
+fn pythonic_text_after_the_calls() {
+    check(
+        "pythonic",
+        "",
+        "text after the list, before the closer",
+        "<|python_start|>[f(a=1)] junk<|python_end|>after",
+        &[
+            "S0:f",
+            "C0:f:{\"a\":1}",
+            "S1:-",
+            "I1:-:unexpected text after the calls: `junk`",
+            "N:after",
+        ],
+    );
+    check(
+        "pythonic",
+        "",
+        "a line that is no call",
+        "<function_calls>\nf(a=1)\nnot a call!\n</function_calls>",
+        &[
+            "S0:f",
+            "C0:f:{\"a\":1}",
+            "S1:-",
+            "I1:-:the Python call cannot be read: expected `(` after call name `not`, found `a` (line 3, column 5 of the block)",
+        ],
+    );
+}
+
+#[test]
+fn deepseek_v3() {
+    check(
+        "deepseek_v3",
+        "",
+        "narrative, two calls in one section",
+        "Hi<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1}\n```<｜tool▁call▁end｜>\n<｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>bye",
+        &[
+            "N:Hi",
+            "S0:f",
+            "S1:g",
+            "C0:f:{\"a\":1}",
+            "C1:g:{}",
+            "N:bye",
+        ],
+    );
+    check(
+        "deepseek_v3",
+        "",
+        "reasoning before the call",
+        "<think>r</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        &[
+            "R:r",
+            "S0:f",
+            "C0:f:{}",
+        ],
+    );
+    check(
+        "deepseek_v3",
+        "",
+        "broken JSON",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": }\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        &[
+            "S0:f",
+            "I0:f:the JSON cannot be read: expected a JSON value, found `}` (line 3, column 7 of the block)",
+        ],
+    );
+    check(
+        "deepseek_v3",
+        "",
+        "section never closed: first complete, second cut off",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{\"a\": 1}\n```<｜tool▁call▁end｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>g\n```json\n{\"b\": ",
+        &[
+            "S0:f",
+            "S1:g",
+            "C0:f:{\"a\":1}",
+            "I1:g:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "deepseek_v3",
+        "open",
+        "reasoning open",
+        "thinking</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        &[
+            "R:thinking",
+            "S0:f",
+            "C0:f:{}",
+        ],
+    );
+    check(
+        "deepseek_v3",
+        "",
+        "markers inside reasoning stay reasoning",
+        "<think><｜tool▁calls▁begin｜>x</think>",
+        &["R:<｜tool▁calls▁begin｜>x"],
+    );
+    check(
+        "deepseek_v3",
+        "cir",
+        "calls in reasoning",
+        "<think>a<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>f\n```json\n{}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>b</think>",
+        &[
+            "R:a",
+            "S0:f",
+            "C0:f:{}",
+            "R:b",
+        ],
+    );
+}
+
+#[test]
+fn deepseek_v31() {
+    check(
+        "deepseek_v31",
+        "",
+        "narrative, two calls",
+        "Hi<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{\"x\": 1}<｜tool▁call▁end｜><｜tool▁call▁begin｜>b<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>bye",
+        &[
+            "N:Hi",
+            "S0:a",
+            "S1:b",
+            "C0:a:{\"x\":1}",
+            "C1:b:{}",
+            "N:bye",
+        ],
+    );
+    check(
+        "deepseek_v31",
+        "",
+        "reasoning before the call",
+        "<think>r</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        &[
+            "R:r",
+            "S0:a",
+            "C0:a:{}",
+        ],
+    );
+    check(
+        "deepseek_v31",
+        "",
+        "a broken call, the next one read",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>search<｜tool▁sep｜>{\"query\" \"x\"}<｜tool▁call▁end｜><｜tool▁call▁begin｜>b<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        &[
+            "S0:search",
+            "S1:b",
+            "I0:search:the JSON cannot be read: expected `:` after the key, found `\"` (line 1, column 67 of the block)",
+            "C1:b:{}",
+        ],
+    );
+    check(
+        "deepseek_v31",
+        "",
+        "text after the arguments",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{} junk<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        &[
+            "S0:a",
+            "I0:a:unexpected text after the call's arguments: `junk`",
+        ],
+    );
+    check(
+        "deepseek_v31",
+        "",
+        "a string cut off after the call's end: the call ends there",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{\"q\": \"x<｜tool▁call▁end｜><｜tool▁call▁begin｜>b<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        &[
+            "S0:a",
+            "S1:b",
+            "I0:a:the call's arguments were still open at the first `<｜tool▁call▁end｜>` and never ended",
+            "C1:b:{}",
+        ],
+    );
+    check(
+        "deepseek_v31",
+        "",
+        "section never closed, cut off",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>search<｜tool▁sep｜>{\"query\": \"ru",
+        &[
+            "S0:search",
+            "I0:search:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "deepseek_v31",
+        "open",
+        "reasoning open",
+        "r</think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+        &[
+            "R:r",
+            "S0:a",
+            "C0:a:{}",
+        ],
+    );
+    check(
+        "deepseek_v31",
+        "cir",
+        "calls in reasoning",
+        "<think><｜tool▁calls▁begin｜><｜tool▁call▁begin｜>a<｜tool▁sep｜>{}<｜tool▁call▁end｜><｜tool▁calls▁end｜></think>",
+        &[
+            "S0:a",
+            "C0:a:{}",
+        ],
+    );
+}
+
+#[test]
+fn deepseek_v32() {
+    check(
+        "deepseek_v32",
+        "",
+        "narrative, two calls, string and JSON values",
+        "Let me.\n\n<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"a\">\n<｜DSML｜parameter name=\"q\" string=\"true\">42</｜DSML｜parameter>\n<｜DSML｜parameter name=\"n\" string=\"false\">42</｜DSML｜parameter>\n</｜DSML｜invoke>\n<｜DSML｜invoke name=\"b\">\n</｜DSML｜invoke>\n</｜DSML｜function_calls>\nok",
+        &[
+            "N:Let me.\n\n",
+            "S0:a",
+            "S1:b",
+            "C0:a:{\"q\":\"42\",\"n\":42}",
+            "C1:b:{}",
+            "N:\nok",
+        ],
+    );
+    check(
+        "deepseek_v32",
+        "",
+        "the tool_calls section name",
+        "<｜DSML｜tool_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"n\" string=\"true\">5</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜tool_calls>",
+        &[
+            "S0:f",
+            "C0:f:{\"n\":\"5\"}",
+        ],
+    );
+    check(
+        "deepseek_v32",
+        "",
+        "reasoning before the call",
+        "<think>r</think><｜DSML｜function_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke></｜DSML｜function_calls>",
+        &[
+            "R:r",
+            "S0:f",
+            "C0:f:{}",
+        ],
+    );
+    check(
+        "deepseek_v32",
+        "",
+        "JSON written in the invoke is unreadable",
+        "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"get_weather\">\n{\"location\": \"Beijing\"}\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+        &[
+            "S0:get_weather",
+            "I0:get_weather:unexpected text between the call's parameters: `{\"location\": \"Beijing\"}`",
+        ],
+    );
+    check(
+        "deepseek_v32",
+        "",
+        "an empty name, then a good call",
+        "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"\">junk</｜DSML｜invoke>\n<｜DSML｜invoke name=\"search\">\n<｜DSML｜parameter name=\"query\" string=\"true\">foo</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+        &[
+            "S0:",
+            "S1:search",
+            "I0::the call's name is empty",
+            "C1:search:{\"query\":\"foo\"}",
+        ],
+    );
+    check(
+        "deepseek_v32",
+        "",
+        "section never closed, cut off in a value",
+        "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"f\">\n<｜DSML｜parameter name=\"n\" string=\"true\">Tok",
+        &[
+            "S0:f",
+            "I0:f:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "deepseek_v32",
+        "open",
+        "reasoning open",
+        "r</think><｜DSML｜function_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke></｜DSML｜function_calls>",
+        &[
+            "R:r",
+            "S0:f",
+            "C0:f:{}",
+        ],
+    );
+    check(
+        "deepseek_v32",
+        "cir",
+        "calls in reasoning",
+        "<think><｜DSML｜function_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke></｜DSML｜function_calls></think>",
+        &[
+            "S0:f",
+            "C0:f:{}",
+        ],
+    );
+}
+
+#[test]
+fn kimi_k2() {
+    check(
+        "kimi_k2",
+        "",
+        "narrative, two calls",
+        "ok<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{\"x\": 1}<|tool_call_end|><|tool_call_begin|>functions.b:1 <|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>done",
+        &[
+            "N:ok",
+            "S0:a",
+            "S1:b",
+            "C0:a:{\"x\":1}",
+            "C1:b:{}",
+            "N:done",
+        ],
+    );
+    check(
+        "kimi_k2",
+        "",
+        "reasoning before the call; a trailing comma repaired",
+        "<think>r</think><|tool_calls_section_begin|><|tool_call_begin|>a:0<|tool_call_argument_begin|>{\"x\": 1,}<|tool_call_end|><|tool_calls_section_end|>",
+        &[
+            "R:r",
+            "S0:a",
+            "C0:a:{\"x\":1}",
+        ],
+    );
+    check(
+        "kimi_k2",
+        "",
+        "broken JSON",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{\"x\": tru}<|tool_call_end|><|tool_calls_section_end|>",
+        &[
+            "S0:a",
+            "I0:a:the JSON cannot be read: expected the literal `true`, found `}` (line 1, column 98 of the block)",
+        ],
+    );
+    check(
+        "kimi_k2",
+        "",
+        "section never closed: first complete, second cut off",
+        "<|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{\"x\": 1}<|tool_call_end|><|tool_call_begin|>functions.b:1<|tool_call_argument_begin|>{\"y\"",
+        &[
+            "S0:a",
+            "S1:b",
+            "C0:a:{\"x\":1}",
+            "I1:b:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "kimi_k2",
+        "open",
+        "reasoning open",
+        "r</think><|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
+        &[
+            "R:r",
+            "S0:a",
+            "C0:a:{}",
+        ],
+    );
+    check(
+        "kimi_k2",
+        "cir",
+        "calls in reasoning",
+        "<think><|tool_calls_section_begin|><|tool_call_begin|>functions.a:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|></think>",
+        &[
+            "S0:a",
+            "C0:a:{}",
+        ],
+    );
+}
+
+#[test]
+fn gpt_oss() {
+    check(
+        "gpt_oss",
+        "",
+        "analysis, then a call",
+        "<|channel|>analysis<|message|>think<|end|><|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}<|call|>",
+        &[
+            "R:think",
+            "S0:f",
+            "C0:f:{\"a\":1}",
+        ],
+    );
+    check(
+        "gpt_oss",
+        "",
+        "two calls, recipient and content type forms",
+        "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{\"a\": 1}<|call|><|start|>assistant to=functions.g<|channel|>commentary json<|message|>{}<|call|>",
+        &[
+            "S0:f",
+            "C0:f:{\"a\":1}",
+            "S1:g",
+            "C1:g:{}",
+        ],
+    );
+    check(
+        "gpt_oss",
+        "",
+        "a preamble is narrative, final is narrative",
+        "<|start|>assistant<|channel|>commentary<|message|>Plan: check.<|end|><|start|>assistant<|channel|>final<|message|>The answer<|return|>",
+        &[
+            "N:Plan: check.The answer",
+        ],
+    );
+    check(
+        "gpt_oss",
+        "",
+        "broken JSON",
+        "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": }<|call|>",
+        &[
+            "S0:f",
+            "I0:f:the JSON cannot be read: expected a JSON value, found `}` (line 1, column 90 of the block)",
+        ],
+    );
+    check(
+        "gpt_oss",
+        "",
+        "cut off",
+        "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": ",
+        &[
+            "S0:f",
+            "I0:f:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "gpt_oss",
+        "",
+        "call message never ended, JSON complete",
+        "<|start|>assistant<|channel|>commentary to=functions.f <|constrain|>json<|message|>{\"a\": 1}",
+        &[
+            "S0:f",
+            "C0:f:{\"a\":1}",
+        ],
+    );
+    check(
+        "gpt_oss",
+        "",
+        "a header that never ends is in no event",
+        "Hi<|start|>assistant<|channel|>analysis",
+        &["N:Hi"],
+    );
+    check(
+        "gpt_oss",
+        "open",
+        "reasoning open",
+        "thinking still<|end|><|start|>assistant<|channel|>final<|message|>ok<|return|>",
+        &["R:thinking still", "N:ok"],
+    );
+    check(
+        "gpt_oss",
+        "",
+        "a header inside analysis ends it",
+        "<|channel|>analysis<|message|>maybe <|channel|>commentary to=functions.x<|message|>{}<|call|>",
+        &[
+            "R:maybe ",
+            "S0:x",
+            "C0:x:{}",
+        ],
+    );
+}
+
+#[test]
+fn gpt_oss_header_inside_a_call() {
+    // Found by fuzzing: a header inside a call's JSON string is the call's
+    // text; the JSON then breaks, and the call ends at its first `<|call|>`.
+    check(
+        "gpt_oss",
+        "deltas",
+        "a header inside a broken call",
+        "<|start|>assistant<|channel|>commentary to=functions.f<|message|>{\"a\": \"<|start|>assistant to=<|call|> b\" x}<|call|>after",
+        &[
+            "S0:f",
+            "A0:{\"a\":\"<|start|>assistant to=<|call|> b\"",
+            "I0:f:the JSON cannot be read: expected `,` or `}` after an object member, found `x` (line 1, column 107 of the block)",
+            "N: b\" x}after",
+        ],
+    );
+}
+
+#[test]
+fn harmony_text_in_other_dialects_is_text() {
+    // Found by fuzzing: without gpt_oss, a harmony header is plain text.
+    check(
+        "hermes",
+        "open",
+        "a harmony header in reasoning",
+        "a <|start|>assistant<|channel|>final<|message|>b</think>c<|start|>",
+        &[
+            "R:a <|start|>assistant<|channel|>final<|message|>b",
+            "N:c<|start|>",
+        ],
+    );
+}
+
+#[test]
+fn cohere() {
+    check(
+        "cohere",
+        "",
+        "reasoning, then two calls",
+        "<|START_THINKING|>plan<|END_THINKING|><|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"a\", \"parameters\": {}}, {\"tool_call_id\": \"1\", \"tool_name\": \"b\", \"parameters\": {\"x\": 1}}]<|END_ACTION|>",
+        &[
+            "R:plan",
+            "S0:a",
+            "S1:b",
+            "C0:a:{}",
+            "C1:b:{\"x\":1}",
+        ],
+    );
+    check(
+        "cohere",
+        "",
+        "response markers are in no event",
+        "<|START_RESPONSE|>Hello<|END_RESPONSE|>",
+        &["N:Hello"],
+    );
+    check(
+        "cohere",
+        "",
+        "narrative before and after",
+        "<|START_TEXT|>Let me.<|END_TEXT|><|START_ACTION|>{\"tool_name\": \"a\", \"parameters\": {}}<|END_ACTION|> done",
+        &[
+            "N:Let me.",
+            "S0:a",
+            "C0:a:{}",
+            "N: done",
+        ],
+    );
+    check(
+        "cohere",
+        "",
+        "the closer inside a string",
+        "<|START_ACTION|>{\"tool_name\": \"echo\", \"parameters\": {\"text\": \"say <|END_ACTION|> please\"}}<|END_ACTION|>",
+        &[
+            "S0:echo",
+            "C0:echo:{\"text\":\"say <|END_ACTION|> please\"}",
+        ],
+    );
+    check(
+        "cohere",
+        "",
+        "a string never closed: the section ends at its first closer",
+        "<|START_ACTION|>{\"tool_name\": \"echo\", \"parameters\": {\"text\": \"say <|END_ACTION|> please}<|END_ACTION|>",
+        &[
+            "S0:echo",
+            "I0:echo:the call's arguments were still open at the first `<|END_ACTION|>` and never ended",
+            "N: please}<|END_ACTION|>",
+        ],
+    );
+    check(
+        "cohere",
+        "",
+        "broken JSON",
+        "<|START_ACTION|>{\"tool_name\": invalid}<|END_ACTION|>",
+        &[
+            "S0:-",
+            "I0:-:the JSON cannot be read: expected a JSON value, found `i` (line 1, column 31 of the block)",
+        ],
+    );
+    check(
+        "cohere",
+        "",
+        "section never closed: first complete, second cut off",
+        "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"a\", \"parameters\": {}}, {\"tool_call_id\": \"1\", \"tool_name\": \"b\", \"para",
+        &[
+            "S0:a",
+            "S1:b",
+            "C0:a:{}",
+            "I1:b:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "cohere",
+        "open",
+        "reasoning open",
+        "plan<|END_THINKING|><|START_ACTION|>[{\"tool_name\": \"a\", \"parameters\": {}}]<|END_ACTION|>",
+        &[
+            "R:plan",
+            "S0:a",
+            "C0:a:{}",
+        ],
+    );
+    check(
+        "cohere",
+        "",
+        "markers inside reasoning stay reasoning",
+        "<|START_THINKING|><|START_ACTION|>[]<|END_ACTION|><|END_THINKING|>",
+        &["R:<|START_ACTION|>[]<|END_ACTION|>"],
+    );
+    check(
+        "cohere",
+        "cir",
+        "calls in reasoning",
+        "<|START_THINKING|><|START_ACTION|>[{\"tool_name\": \"a\", \"parameters\": {}}]<|END_ACTION|><|END_THINKING|>",
+        &[
+            "S0:a",
+            "C0:a:{}",
+        ],
+    );
+}
+
+#[test]
+fn granite() {
+    check(
+        "granite",
+        "",
+        "narrative before and after",
+        "x<|tool_call|>[{\"name\": \"a\", \"arguments\": {}}] after",
+        &["N:x", "S0:a", "C0:a:{}", "N: after"],
+    );
+    check(
+        "granite",
+        "",
+        "3.1 form, two calls",
+        "<tool_call> [{\"name\": \"a\", \"arguments\": {}}, {\"arguments\": {\"q\": 1}, \"name\": \"b\"}]",
+        &[
+            "S0:a",
+            "S1:b",
+            "C0:a:{}",
+            "C1:b:{\"q\":1}",
+        ],
+    );
+    check(
+        "granite",
+        "",
+        "reasoning and response markers (3.3)",
+        "<think>t</think><response>ok</response>",
+        &["R:t", "N:ok"],
+    );
+    check(
+        "granite",
+        "",
+        "broken JSON",
+        "<|tool_call|>[{\"name\": \"a\", \"arguments\": {]",
+        &[
+            "S0:a",
+            "I0:a:the JSON cannot be read: expected a key in double quotes or `}`, found `]` (line 1, column 43 of the block)",
+            "N:]",
+        ],
+    );
+    check(
+        "granite",
+        "",
+        "cut off: first complete, second cut off",
+        "<tool_call>[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {\"q\": ",
+        &[
+            "S0:a",
+            "S1:b",
+            "C0:a:{}",
+            "I1:b:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "granite",
+        "open",
+        "reasoning open",
+        "t</think><|tool_call|>[{\"name\": \"a\", \"arguments\": {}}]",
+        &["R:t", "S0:a", "C0:a:{}"],
+    );
+    check(
+        "granite",
+        "cir",
+        "calls in reasoning",
+        "<think><|tool_call|>[{\"name\": \"a\", \"arguments\": {}}]</think>",
+        &["S0:a", "C0:a:{}"],
+    );
+}
+
+#[test]
+fn jamba() {
+    check(
+        "jamba",
+        "",
+        "narrative, two calls",
+        " <tool_calls>[\n {\"name\": \"a\", \"arguments\": {}},\n {\"name\": \"b\", \"arguments\": {\"x\": 1}}\n]</tool_calls> after",
+        &[
+            "N: ",
+            "S0:a",
+            "S1:b",
+            "C0:a:{}",
+            "C1:b:{\"x\":1}",
+            "N: after",
+        ],
+    );
+    check(
+        "jamba",
+        "",
+        "broken JSON",
+        "<tool_calls>[{\"name\": \"a\", \"arguments\": {\"x\": 01}}]</tool_calls>",
+        &[
+            "S0:a",
+            "I0:a:the JSON cannot be read: expected `,` or `}` after an object member, found `1` (line 1, column 48 of the block)",
+        ],
+    );
+    check(
+        "jamba",
+        "",
+        "section never closed, JSON complete",
+        "<tool_calls>[{\"name\": \"a\", \"arguments\": {}}]",
+        &["S0:a", "C0:a:{}"],
+    );
+    check(
+        "jamba",
+        "",
+        "section never closed, cut off",
+        "<tool_calls>[{\"name\": \"a\", \"arguments\": {}}",
+        &["S0:a", "C0:a:{}"],
+    );
+}
+
+#[test]
+fn phi4_mini() {
+    check(
+        "phi4_mini",
+        "",
+        "Phi-4-mini tokens, narrative around",
+        "x<|tool_call|>[{\"name\": \"a\", \"arguments\": {}}]<|/tool_call|>y",
+        &["N:x", "S0:a", "C0:a:{}", "N:y"],
+    );
+    check(
+        "phi4_mini",
+        "",
+        "functools, two calls",
+        "Let me check.\nfunctools[{\"name\": \"a\", \"arguments\": {}}, {\"name\": \"b\", \"arguments\": {}}]\nmore",
+        &[
+            "N:Let me check.\n",
+            "S0:a",
+            "S1:b",
+            "C0:a:{}",
+            "C1:b:{}",
+            "N:\nmore",
+        ],
+    );
+    check(
+        "phi4_mini",
+        "",
+        "broken JSON",
+        "functools[{\"name\": \"a\", \"arguments\": {\"x\" 1}}]",
+        &[
+            "S0:a",
+            "I0:a:the JSON cannot be read: expected `:` after the key, found `1` (line 1, column 43 of the block)",
+            "N:1}}]",
+        ],
+    );
+    check(
+        "phi4_mini",
+        "",
+        "cut off",
+        "functools[{\"name\": \"a\", \"arguments\": {",
+        &[
+            "S0:a",
+            "I0:a:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "phi4_mini",
+        "",
+        "the word in prose is narrative",
+        "I use functools to reduce.",
+        &["N:I use functools to reduce."],
+    );
+}
+
+/// A tool list types raw values by each property's type (section 7).
+fn with_tools(dialect: &str) -> Config {
+    let tools = vec![
+        (
+            "pick".to_owned(),
+            serde_json::json!({"type": "object", "properties": {
+                "items": {"type": "array"},
+                "city": {"type": "string"},
+                "precision": {"type": "integer"},
+                "rate": {"type": "number"},
+                "enabled": {"type": "boolean"},
+                "meta": {"type": "object"}
+            }}),
+        ),
+        (
+            "search".to_owned(),
+            serde_json::json!({"type": "object", "required": ["query"],
+                "properties": {"query": {"type": "string"}}}),
+        ),
+    ];
+    common::dialects::config(dialect).tools(tools)
+}
+
+#[test]
+fn raw_values_typed_by_the_tools() {
+    for (dialect, input, want) in [
+        (
+            "qwen3_coder",
+            "<tool_call>\n<function=pick>\n<parameter=items>\n[\"a\", \"b\", 1, true]\n</parameter>\n<parameter=city>\n5\n</parameter>\n<parameter=precision>\n2\n</parameter>\n<parameter=rate>\n1.5\n</parameter>\n<parameter=enabled>\nTrue\n</parameter>\n<parameter=meta>\n{'k': None}\n</parameter>\n</function>\n</tool_call>",
+            vec![
+                "S0:pick",
+                r#"C0:pick:{"items":["a","b",1,true],"city":"5","precision":2,"rate":1.5,"enabled":true,"meta":{"k":null}}"#,
+            ],
+        ),
+        (
+            "minimax_m2",
+            "<minimax:tool_call>\n<invoke name=\"pick\">\n<parameter name=\"city\">42</parameter>\n<parameter name=\"precision\">7</parameter>\n</invoke>\n</minimax:tool_call>",
+            vec!["S0:pick", r#"C0:pick:{"city":"42","precision":7}"#],
+        ),
+        (
+            "glm",
+            "<tool_call>pick<arg_key>precision</arg_key><arg_value>two</arg_value></tool_call>",
+            vec![
+                "S0:pick",
+                "I0:pick:at precision: expected an integer, found a string (\"two\")",
+            ],
+        ),
+        (
+            // `string="true"` is the string as written, whatever the schema.
+            "deepseek_v32",
+            "<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"pick\">\n<｜DSML｜parameter name=\"city\" string=\"true\">5</｜DSML｜parameter>\n<｜DSML｜parameter name=\"precision\" string=\"false\">3</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>",
+            vec!["S0:pick", r#"C0:pick:{"city":"5","precision":3}"#],
+        ),
+        (
+            "hermes",
+            "<tool_call>{\"name\": \"search\", \"arguments\": {\"q\": \"rust\"}}</tool_call>",
+            vec!["S0:search", "I0:search:at query: required field missing"],
+        ),
+    ] {
+        let events = common::parse_with(&with_tools(dialect), input);
+        assert_eq!(common::summary(&events), want, "{dialect}");
+        let deltas = common::parse_with(&with_tools(dialect).argument_deltas(true), input);
+        assert_eq!(
+            common::completed(&deltas),
+            common::completed(&events),
+            "{dialect}: the same calls with argument deltas"
+        );
+    }
+}
+
+#[test]
+fn call_ids_are_kept() {
+    for (dialect, input, want) in [
+        (
+            "kimi_k2",
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.get_weather:0 <|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_begin|>search:1<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|>",
+            vec!["functions.get_weather:0", "search:1"],
+        ),
+        (
+            "mistral",
+            "[TOOL_CALLS]add[CALL_ID]a1b2c3d4e[ARGS]{\"a\": 1}",
+            vec!["a1b2c3d4e"],
+        ),
+        (
+            "cohere",
+            "<|START_ACTION|>[{\"tool_call_id\": \"0\", \"tool_name\": \"a\", \"parameters\": {}}, {\"tool_call_id\": 1, \"tool_name\": \"b\", \"parameters\": {}}]<|END_ACTION|>",
+            vec!["0", "1"],
+        ),
+    ] {
+        let events = common::parse_with(&config(dialect, "deltas"), input);
+        let ids: Vec<String> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ActionComplete(a) => a
+                    .attributes
+                    .iter()
+                    .find(|(k, _)| k == "call_id")
+                    .map(|(_, v)| v.clone()),
+                _ => None,
+            })
+            .collect();
+        assert_eq!(ids, want, "{dialect}");
+    }
+}

@@ -1,0 +1,470 @@
+//! Hostile inputs for the model dialects, per family of markers: a million
+//! marker prefixes, huge sections that never close, deep nesting in JSON
+//! and Python values, a million empty reasoning blocks, a harmony header
+//! that never ends. Each must finish (a quadratic path would not, at these
+//! sizes), keep ids and lengths straight, and hold little: at most a marker
+//! prefix, or one block limit while a section is read (contract 4.5, 4.6,
+//! section 7). Sizes are scaled down in debug builds; the shapes stay the
+//! same. Smaller copies of each shape go through the every-chunking oracle.
+
+mod common;
+
+use actionstream::{oracle, Config, Event, Parser};
+use common::dialects::config;
+
+/// `release` or `debug` size.
+fn scaled(release: usize, debug: usize) -> usize {
+    if cfg!(debug_assertions) {
+        debug
+    } else {
+        release
+    }
+}
+
+/// The default block limit.
+const LIMIT: usize = 1 << 20;
+
+/// What a run came to.
+#[derive(Debug, Default)]
+struct Outcome {
+    narrative: usize,
+    reasoning: usize,
+    complete: Vec<String>,
+    invalid: Vec<String>,
+    deltas: usize,
+    max_buffered: usize,
+}
+
+/// Pushes `chunks`, dropping events after each push but counting them, and
+/// asserting after every push that the parser holds at most `bound` bytes.
+/// Also checks ids, and that narrative, reasoning and distinct block raws
+/// add up to at most the input length (markers outside blocks are in no
+/// event) and to exactly it where `markers_dropped` is 0.
+fn run<'a>(
+    config: &Config,
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+    bound: usize,
+    markers_dropped: Option<usize>,
+) -> Outcome {
+    let mut parser = Parser::new(config.clone());
+    let mut out = Outcome::default();
+    let mut events = Vec::new();
+    let (mut total, mut raw) = (0, 0);
+    let mut last_span = None;
+    let mut open = std::collections::BTreeSet::new();
+    let mut tally = |events: &mut Vec<Event>, out: &mut Outcome| {
+        for e in events.drain(..) {
+            let block = match &e {
+                Event::Narrative(t) => {
+                    out.narrative += t.len();
+                    None
+                }
+                Event::Reasoning(t) => {
+                    out.reasoning += t.len();
+                    None
+                }
+                Event::ActionStarted { id, .. } => {
+                    assert!(open.insert(id.0), "id {id} started twice");
+                    None
+                }
+                Event::ArgumentsDelta { id, .. } => {
+                    assert!(open.contains(&id.0), "a delta of id {id} out of its call");
+                    out.deltas += 1;
+                    None
+                }
+                Event::ActionComplete(a) => {
+                    assert!(open.remove(&a.id.0), "id {} ended unstarted", a.id);
+                    out.complete.push(a.name.clone());
+                    a.span.map(|s| (s, a.raw.len()))
+                }
+                Event::ActionInvalid(a) => {
+                    assert!(open.remove(&a.id.0), "id {} ended unstarted", a.id);
+                    out.invalid
+                        .push(a.errors.first().map(|e| e.to_string()).unwrap_or_default());
+                    a.span.map(|s| (s, a.raw.len()))
+                }
+                _ => None,
+            };
+            if let Some((span, len)) = block {
+                assert_eq!(span.end - span.start, len, "span and raw agree");
+                if last_span != Some(span) {
+                    last_span = Some(span);
+                    raw += len;
+                }
+            }
+        }
+    };
+    for chunk in chunks {
+        total += chunk.len();
+        parser.push_bytes(chunk, &mut events);
+        tally(&mut events, &mut out);
+        let held = parser.buffered();
+        out.max_buffered = out.max_buffered.max(held);
+        assert!(
+            held <= bound,
+            "holds {held} bytes after {total} (bound {bound})"
+        );
+    }
+    parser.finish(&mut events);
+    tally(&mut events, &mut out);
+    assert!(open.is_empty(), "started and never ended: {open:?}");
+    let given = out.narrative + out.reasoning + raw;
+    match markers_dropped {
+        Some(n) => assert_eq!(given + n, total, "events and markers give back the input"),
+        None => assert!(given <= total, "the events hold more than the input"),
+    }
+    out
+}
+
+/// `text` in pieces of `size` bytes.
+fn pieces(text: &[u8], size: usize) -> impl Iterator<Item = &[u8]> {
+    text.chunks(size)
+}
+
+#[test]
+fn a_million_marker_prefixes_stay_linear_and_hold_a_prefix() {
+    let n = scaled(1_000_000, 60_000);
+    for (dialect, unit) in [
+        ("hermes", "<tool_ca"),
+        ("qwen3_coder", "<tool_ca"),
+        ("glm", "<tool_ca"),
+        ("deepseek_v3", "<｜tool▁call"),
+        ("deepseek_v31", "<｜tool▁call"),
+        ("deepseek_v32", "<｜DSML｜invok"),
+        ("mistral", "[TOOL_CALL"),
+        ("kimi_k2", "<|tool_calls_sect"),
+        ("gpt_oss", "<|channe"),
+        ("cohere", "<|START_ACTIO"),
+        ("pythonic", "<|python_star"),
+        ("llama3", "<|python_ta"),
+        ("phi4_mini", "functool"),
+        ("seed_oss", "<seed:tool_cal"),
+        ("minimax_m2", "<minimax:tool_cal"),
+        ("granite", "<|tool_cal"),
+        ("jamba", "<tool_call"),
+    ] {
+        // Small copies at every chunking first.
+        oracle::check(&config(dialect), &unit.repeat(40));
+        let input = unit.repeat(n);
+        for size in [1 << 16, 7] {
+            let take = if size == 7 {
+                scaled(input.len(), 200_000)
+            } else {
+                input.len()
+            };
+            let out = run(
+                &config(dialect),
+                pieces(&input.as_bytes()[..take], size),
+                size + 64,
+                Some(0),
+            );
+            assert_eq!(out.narrative, take, "{dialect}: all of it is narrative");
+            assert!(
+                out.max_buffered <= size + 64,
+                "{dialect}: held {} bytes",
+                out.max_buffered
+            );
+        }
+        // Held after each push: at most the longest marker prefix.
+        let mut parser = Parser::new(config(dialect));
+        let mut events = Vec::new();
+        for piece in pieces(&input.as_bytes()[..scaled(input.len(), 100_000)], 4096) {
+            parser.push_bytes(piece, &mut events);
+            events.clear();
+            assert!(parser.buffered() <= 32, "{dialect}: {}", parser.buffered());
+        }
+    }
+}
+
+/// A section that never closes: `(dialect, opener, fill unit)`.
+const UNCLOSED: [(&str, &str, &str); 8] = [
+    (
+        "hermes",
+        "<tool_call>{\"name\": \"write\", \"arguments\": {\"content\": \"",
+        "abcdefgh",
+    ),
+    (
+        "qwen3_coder",
+        "<tool_call>\n<function=write>\n<parameter=content>\n",
+        "line of a file\n",
+    ),
+    (
+        "minimax_m2",
+        "<minimax:tool_call>\n<invoke name=\"write\">\n<parameter name=\"content\">",
+        "text ",
+    ),
+    ("pythonic", "<|python_start|>[write(content='", "abcdefgh"),
+    (
+        "deepseek_v31",
+        "<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write<｜tool▁sep｜>{\"content\": \"",
+        "abcdefgh",
+    ),
+    (
+        "gpt_oss",
+        "<|start|>assistant<|channel|>commentary to=functions.write <|constrain|>json<|message|>{\"content\": \"",
+        "abcdefgh",
+    ),
+    ("mistral", "[TOOL_CALLS]write[ARGS]{\"content\": \"", "abcdefgh"),
+    (
+        "cohere",
+        "<|START_ACTION|>[{\"tool_name\": \"write\", \"parameters\": {\"content\": [",
+        "1, ",
+    ),
+];
+
+#[test]
+fn a_64_mib_unclosed_section_ends_invalid_at_the_block_limit() {
+    let size = scaled(64 << 20, 4 << 20);
+    let chunk = 64 << 10;
+    for (dialect, opener, unit) in UNCLOSED {
+        let mut fill = unit.repeat(chunk / unit.len() + 1);
+        fill.truncate(chunk - chunk % unit.len());
+        for deltas in [false, true] {
+            let cfg = config(dialect).argument_deltas(deltas);
+            let chunks = std::iter::once(opener.as_bytes())
+                .chain(std::iter::repeat(fill.as_bytes()).take(size / fill.len()));
+            // The section up to the limit, one chunk over it, a little slack.
+            let out = run(&cfg, chunks, LIMIT + chunk + 64, Some(0));
+            assert!(out.complete.is_empty(), "{dialect}");
+            assert_eq!(out.invalid.len(), 1, "{dialect}: {:?}", out.invalid);
+            assert!(
+                out.invalid[0].contains("larger than the block limit"),
+                "{dialect}: {}",
+                out.invalid[0]
+            );
+            assert!(
+                out.narrative >= size - LIMIT - chunk,
+                "{dialect}: the rest is narrative"
+            );
+            if deltas {
+                assert!(out.deltas > 10, "{dialect}: the value streamed");
+            }
+        }
+        // The same shape with a small limit, at every chunking.
+        let limit = opener.len() + 40;
+        let cfg = config(dialect).max_block_bytes(limit).argument_deltas(true);
+        let events = oracle::check(&cfg, &format!("{opener}{}", unit.repeat(200 / unit.len())));
+        let want = format!("larger than the block limit of {limit} bytes");
+        assert!(
+            common::summary(&events).iter().any(|l| l.contains(&want)),
+            "{dialect}: {:?}",
+            common::summary(&events)
+        );
+    }
+}
+
+#[test]
+fn an_unclosed_section_one_byte_at_a_time() {
+    let limit = 64 << 10;
+    let size = scaled(2 << 20, 200 << 10);
+    for (dialect, opener, unit) in UNCLOSED {
+        let cfg = config(dialect).max_block_bytes(limit);
+        let mut input = opener.as_bytes().to_vec();
+        while input.len() < size {
+            input.extend_from_slice(unit.as_bytes());
+        }
+        let out = run(&cfg, pieces(&input, 1), limit + 64, Some(0));
+        assert_eq!(out.invalid.len(), 1, "{dialect}");
+        assert_eq!(
+            out.narrative + limit,
+            input.len(),
+            "{dialect}: the section is cut at the limit exactly"
+        );
+    }
+}
+
+/// Peak resident memory while a 64 MiB section (4 MiB in debug) streams
+/// through with argument deltas, measured in a child process (this test
+/// binary re-run) so that no other test's allocations count.
+#[cfg(target_os = "linux")]
+#[test]
+fn peak_rss_stays_near_the_block_limit() {
+    const CHILD: &str = "ACTIONSTREAM_DIALECT_RSS_CHILD";
+    fn hwm_kib() -> usize {
+        let status = std::fs::read_to_string("/proc/self/status").unwrap();
+        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
+        line.split_whitespace().nth(1).unwrap().parse().unwrap()
+    }
+    if std::env::var_os(CHILD).is_some() {
+        let before = hwm_kib();
+        let size = scaled(64 << 20, 4 << 20);
+        let fill = vec![b'a'; 64 << 10];
+        for (dialect, opener, _) in UNCLOSED {
+            let chunks = std::iter::once(opener.as_bytes())
+                .chain(std::iter::repeat(fill.as_slice()).take(size / fill.len()));
+            run(
+                &config(dialect).argument_deltas(true),
+                chunks,
+                usize::MAX,
+                None,
+            );
+        }
+        println!("RSS_GROWTH_KIB={}", hwm_kib() - before);
+        return;
+    }
+    let exe = std::env::current_exe().unwrap();
+    let child = std::process::Command::new(exe)
+        .args([
+            "peak_rss_stays_near_the_block_limit",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&child.stdout);
+    assert!(
+        child.status.success(),
+        "child failed: {stdout}\n{}",
+        String::from_utf8_lossy(&child.stderr)
+    );
+    let growth: usize = stdout
+        .lines()
+        .find_map(|l| l.split("RSS_GROWTH_KIB=").nth(1))
+        .unwrap_or_else(|| panic!("the child reports no peak: {stdout}"))
+        .trim()
+        .parse()
+        .unwrap();
+    eprintln!("peak RSS growth: {growth} KiB");
+    // The section (1 MiB), a JSON scanner's repaired copy (1 MiB), one
+    // chunk, the allocator's slack: a few block limits, not the input.
+    assert!(growth < 12 << 10, "peak RSS grew by {growth} KiB");
+}
+
+#[test]
+fn deep_python_nesting_is_an_error_not_a_crash() {
+    let n = 100_000;
+    for (text, starts_inside) in [
+        (format!("[f(a={}", "[".repeat(n)), false),
+        (
+            format!("<|python_start|>[f(a={}]<|python_end|>after", "[".repeat(n)),
+            false,
+        ),
+        (format!("[f(a={}", "{'k': ".repeat(n / 4)), false),
+        (format!("<|python_tag|>g(b={}", "[".repeat(n)), true),
+    ] {
+        let dialect = if starts_inside { "llama3" } else { "pythonic" };
+        let out = run(
+            &config(dialect),
+            pieces(text.as_bytes(), 4096),
+            2 * LIMIT,
+            None,
+        );
+        assert_eq!(out.invalid.len(), 1, "{dialect}: {:?}", out.invalid);
+        assert!(
+            out.invalid[0].contains("deep") || out.invalid[0].contains("nest"),
+            "{dialect}: {}",
+            out.invalid[0]
+        );
+    }
+    // A small copy at every chunking, with a shallow limit.
+    let cfg = config("pythonic").max_depth(3);
+    let events = oracle::check(&cfg, "[f(a=[[[[1]]]]), g()] after");
+    assert!(common::invalid(&events)[0].starts_with("f:"), "{events:?}");
+}
+
+#[test]
+fn deep_json_nesting_in_a_hermes_call() {
+    let n = 100_000;
+    for (dialect, text) in [
+        (
+            "hermes",
+            format!(
+                "<tool_call>{{\"name\": \"f\", \"arguments\": {{\"a\": {}}}}}</tool_call> and <tool_call>{{\"name\": \"g\", \"arguments\": {{}}}}</tool_call>",
+                "[".repeat(n)
+            ),
+        ),
+        (
+            "hermes",
+            format!(
+                "<tool_call>{{\"name\": \"f\", \"arguments\": {}</tool_call> and <tool_call>{{\"name\": \"g\", \"arguments\": {{}}}}</tool_call>",
+                "{\"a\": ".repeat(n / 5)
+            ),
+        ),
+        (
+            "kimi_k2",
+            format!(
+                "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{{}}<|tool_call_end|><|tool_calls_section_end|>",
+                "[".repeat(n)
+            ),
+        ),
+    ] {
+        for deltas in [false, true] {
+            let cfg = config(dialect).argument_deltas(deltas);
+            let out = run(&cfg, pieces(text.as_bytes(), 4096), 2 * LIMIT, None);
+            assert_eq!(out.invalid.len(), 1, "{dialect}: {:?}", out.invalid);
+            assert!(out.invalid[0].contains("deep"), "{}", out.invalid[0]);
+            assert_eq!(out.complete, ["g"], "{dialect}: the next call is read");
+        }
+    }
+    let cfg = config("hermes").max_depth(4).argument_deltas(true);
+    let events = oracle::check(
+        &cfg,
+        "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": [[[[[1]]]]]}}</tool_call><tool_call>{\"name\": \"g\", \"arguments\": {}}</tool_call>",
+    );
+    assert_eq!(common::completed(&events), ["g:{}"]);
+}
+
+#[test]
+fn a_million_empty_reasoning_blocks() {
+    let n = scaled(1_000_000, 60_000);
+    for (dialect, unit, marker_bytes) in [
+        ("hermes", "<think></think>", 15),
+        ("seed_oss", "<seed:think></seed:think>", 25),
+        ("mistral", "[THINK][/THINK]", 15),
+        ("cohere", "<|START_THINKING|><|END_THINKING|>", 34),
+        ("gpt_oss", "<|channel|>analysis<|message|><|end|>", 37),
+    ] {
+        oracle::check(&config(dialect), &unit.repeat(30));
+        let input = format!("{}answer", unit.repeat(n));
+        let out = run(
+            &config(dialect),
+            pieces(input.as_bytes(), 1 << 16),
+            (1 << 16) + 64,
+            Some(marker_bytes * n),
+        );
+        assert_eq!(out.narrative, "answer".len(), "{dialect}");
+        assert_eq!(out.reasoning, 0, "{dialect}");
+        // Reasoning that is open at the start, closed a million times.
+        let out = run(
+            &config(dialect).reasoning_open(true),
+            pieces(input.as_bytes(), 4093),
+            4093 + 64,
+            None,
+        );
+        assert!(out.narrative <= input.len(), "{dialect}");
+    }
+}
+
+#[test]
+fn a_harmony_header_that_never_ends() {
+    let size = scaled(64 << 20, 4 << 20);
+    let chunk = 64 << 10;
+    let fill = "x".repeat(chunk);
+    let opener = "Hello.<|start|>assistant<|channel|>commentary to=functions.f ";
+    let chunks = std::iter::once(opener.as_bytes())
+        .chain(std::iter::repeat(fill.as_bytes()).take(size / chunk));
+    let out = run(&config("gpt_oss"), chunks, LIMIT + chunk + 64, None);
+    assert!(out.complete.is_empty() && out.invalid.is_empty());
+    // The header is dropped at the block limit; the rest is narrative.
+    let total = opener.len() + size / chunk * chunk;
+    assert_eq!(out.narrative, total - LIMIT);
+
+    // A small copy at every chunking: a header longer than the limit.
+    let cfg = config("gpt_oss").max_block_bytes(32);
+    let events = oracle::check(
+        &cfg,
+        "<|start|>assistant<|channel|>commentary to=functions.a_long_name_here <|constrain|>json<|message|>{}<|call|>ok",
+    );
+    assert!(common::completed(&events).is_empty(), "{events:?}");
+    // Headers cut short a million times.
+    let input = "<|start|>assistant<|start|>".repeat(scaled(1_000_000, 50_000) / 2);
+    let out = run(
+        &config("gpt_oss"),
+        pieces(input.as_bytes(), 1 << 16),
+        (1 << 16) + 64,
+        None,
+    );
+    assert!(out.complete.is_empty());
+}
