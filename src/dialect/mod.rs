@@ -112,7 +112,7 @@ pub enum Calls {
         joiner: Option<String>,
     },
     /// A name, then the arguments as one JSON object:
-    /// `call` NAME [`id` ID] `args` {…} [`args_end`] [`end`].
+    /// `call` NAME \[`id` ID\] `args` {…} \[`args_end`\] \[`end`\].
     Named {
         /// The marker before each call (empty: the section's opener is the
         /// call's).
@@ -144,7 +144,7 @@ pub enum Calls {
         indexed_name: bool,
     },
     /// Parameters as raw text:
-    /// `call` NAME `name_end` (`key` K `key_end` [`value`] V `value_end`)… `end`.
+    /// `call` NAME `name_end` (`key` K `key_end` \[`value`\] V `value_end`)… `end`.
     Params {
         /// The marker before each call (empty: the name follows the section
         /// opener).
