@@ -25,27 +25,41 @@ from ._sse import drive, drive_async, frame, payload
 __all__ = ["events", "events_async"]
 
 
-def _frame(item: Any) -> Optional[bytes]:
-    # Responses API events carry their type, which the SSE event names.
-    kind = item.get("type") if isinstance(item, dict) else getattr(item, "type", None)
-    return frame(payload(item), kind if isinstance(kind, str) else None)
+class _Frames:
+    """Writes the SDK's objects back as server-sent events."""
 
+    def __init__(self) -> None:
+        # Responses API events carry their type, which names the SSE event.
+        self.responses = False
 
-def _error_frame(err: BaseException) -> Optional[bytes]:
-    # The SDK raises `APIError` with the stream's `error` object as its body.
-    body = getattr(err, "body", None)
-    if not isinstance(body, dict):
-        return None
-    if "error" not in body:
-        body = {"error": body}
-    return frame(payload(body))
+    def frame(self, item: Any) -> Optional[bytes]:
+        kind = item.get("type") if isinstance(item, dict) else getattr(item, "type", None)
+        if isinstance(kind, str):
+            self.responses = True
+            return frame(payload(item), kind)
+        return frame(payload(item))
+
+    def error(self, err: BaseException) -> Optional[bytes]:
+        # The SDK raises `APIError` with the stream's `error` object as its
+        # body: `{"error": …}` in chat completions, an `error` event in the
+        # Responses API.
+        body = getattr(err, "body", None)
+        if not isinstance(body, dict):
+            return None
+        if self.responses:
+            return frame(payload({"type": "error", "error": body}), "error")
+        return frame(payload({"error": body}))
 
 
 def events(stream: Iterable[Any], **options: Any) -> Iterator[StreamEvent]:
     """The events of a chat-completions (or Responses) stream."""
-    return drive(stream, _frame, _error_frame, SseParser(**options))
+    parser = SseParser(**options)
+    frames = _Frames()
+    return drive(stream, frames.frame, frames.error, parser)
 
 
 def events_async(stream: AsyncIterable[Any], **options: Any) -> AsyncIterator[StreamEvent]:
     """The events of an async chat-completions (or Responses) stream."""
-    return drive_async(stream, _frame, _error_frame, SseParser(**options))
+    parser = SseParser(**options)
+    frames = _Frames()
+    return drive_async(stream, frames.frame, frames.error, parser)
