@@ -898,6 +898,57 @@ fn dialects_for_model(model: &str) -> PyResult<Vec<&'static str>> {
     actionstream::dialect::family::dialects_for_model(model).map_err(PyValueError::new_err)
 }
 
+/// For `bench.py`: seconds to parse `text` in pushes of `chunk` bytes
+/// (cut on character boundaries) from Rust, the events dropped: what a
+/// push costs without Python. The best of `rounds` runs.
+#[pyfunction]
+#[pyo3(signature = (text, chunk, rounds=5, **options))]
+fn _time_native(
+    py: Python<'_>,
+    text: &str,
+    chunk: usize,
+    rounds: usize,
+    options: Option<&Bound<'_, PyDict>>,
+) -> PyResult<(f64, usize)> {
+    let config = match options {
+        Some(kw) => py
+            .get_type::<Parser>()
+            .call((), Some(kw))?
+            .cast_into::<Parser>()?
+            .borrow()
+            .inner
+            .config()
+            .clone(),
+        None => Config::default(),
+    };
+    let mut pieces = Vec::new();
+    let mut at = 0;
+    while at < text.len() {
+        let mut end = (at + chunk.max(1)).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        pieces.push(&text[at..end]);
+        at = end;
+    }
+    let best = py.detach(|| {
+        let mut best = f64::INFINITY;
+        for _ in 0..rounds.max(1) {
+            let start = std::time::Instant::now();
+            let mut parser = actionstream::Parser::new(config.clone());
+            let mut events = Vec::new();
+            for p in &pieces {
+                parser.push(p, &mut events);
+                events.clear();
+            }
+            parser.finish(&mut events);
+            best = best.min(start.elapsed().as_secs_f64());
+        }
+        best
+    });
+    Ok((best, pieces.len()))
+}
+
 #[pymodule]
 fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Parser>()?;
@@ -912,5 +963,6 @@ fn _native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<Error>()?;
     m.add_function(wrap_pyfunction!(dialects, m)?)?;
     m.add_function(wrap_pyfunction!(dialects_for_model, m)?)?;
+    m.add_function(wrap_pyfunction!(_time_native, m)?)?;
     Ok(())
 }
