@@ -12,8 +12,8 @@
    (no Python), so the difference is what crossing into Python costs
    (the call, the str, the event objects).
 
-Each timing is the fastest of five runs, but the pure-Python one, which
-takes tens of seconds and is run once.
+Each timing is the fastest of several runs (Python and Rust taken in turn),
+but the pure-Python one, which takes tens of seconds and is run once.
 """
 
 import json
@@ -98,13 +98,26 @@ def best(f, *args, runs):
     return min(times), result
 
 
+def per_push(text, n, runs=15):
+    """µs per push from Python and from Rust, each the fastest of `runs`,
+    the two taken in turn so both see the same load."""
+    chunks = chunks_of(text, n)
+    py, rs = float("inf"), float("inf")
+    for _ in range(runs):
+        t, _ = best(ours, chunks, runs=1)
+        py = min(py, t / len(chunks))
+        t, pushes = _native._time_native(text, n, 1)
+        rs = min(rs, t / pushes)
+    return py * 1e6, rs * 1e6
+
+
 def main():
     text = corpus()
     size = len(text.encode("utf-8"))
     chunks = chunks_of(text, CHUNK)
     print(f"response: {size / 1024:.0f} KB, {len(chunks)} pushes of {CHUNK} characters\n")
 
-    t_ours, found_ours = best(ours, chunks, runs=5)
+    t_ours, found_ours = best(ours, chunks, runs=15)
     t_naive, found_naive = best(naive, chunks, runs=1)
     print("1. the whole response in 4-byte pushes")
     print(f"   actionstream from Python:        {t_ours * 1e3:9.1f} ms   ({len(found_ours)} actions)")
@@ -114,19 +127,12 @@ def main():
     print("2. per push, small pushes (the same response)")
     print("   chunk   from Python   from Rust   overhead   ratio")
     for n in (1, 4, 16):
-        cs = chunks_of(text, n)
-        t_py, _ = best(ours, cs, runs=5)
-        t_rs, pushes = _native._time_native(text, n, 5)
-        per_py = t_py / len(cs) * 1e6
-        per_rs = t_rs / pushes * 1e6
+        per_py, per_rs = per_push(text, n)
         print(
             f"   {n:3d} B   {per_py:8.2f} µs   {per_rs:7.2f} µs   {per_py - per_rs:6.2f} µs   {per_py / per_rs:5.1f}x"
         )
     narrative = ("The quick brown fox jumps over the lazy dog. " * 2400)[:SIZE]
-    cs = chunks_of(narrative, 4)
-    t_py, _ = best(ours, cs, runs=5)
-    t_rs, pushes = _native._time_native(narrative, 4, 5)
-    per_py, per_rs = t_py / len(cs) * 1e6, t_rs / pushes * 1e6
+    per_py, per_rs = per_push(narrative, 4)
     print(
         f"   prose only, 4 B: {per_py:.2f} µs from Python, {per_rs:.2f} µs from Rust "
         f"({per_py - per_rs:.2f} µs overhead, {per_py / per_rs:.1f}x)"

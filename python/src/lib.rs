@@ -153,6 +153,17 @@ macro_rules! event_methods {
         fn to_dict<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
             Fields::to_dict(self, py)
         }
+
+        /// For pickle and copy: the class and its arguments (the fields,
+        /// in the constructor's order).
+        fn __reduce__<'py>(
+            slf: &Bound<'py, Self>,
+        ) -> PyResult<(Bound<'py, pyo3::types::PyType>, Bound<'py, PyTuple>)> {
+            let py = slf.py();
+            let fields = slf.get().fields();
+            let args = PyTuple::new(py, fields.into_iter().map(|(_, v)| v.bind(py)))?;
+            Ok((slf.get_type(), args))
+        }
         }
     };
 }

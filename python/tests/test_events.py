@@ -111,3 +111,12 @@ def test_a_large_push_releases_the_interpreter():
     events = parser.push(text) + parser.finish()
     assert events == actionstream.parse(text.encode()) 
     assert events[-1].name == "f"
+
+
+def test_events_pickle_and_copy():
+    import copy
+    import pickle
+
+    for event in actionstream.parse(RESPONSE, action_deltas=True, argument_deltas=True) + [Error("x")]:
+        assert pickle.loads(pickle.dumps(event)) == event
+        assert copy.deepcopy(event) == event
