@@ -1,4 +1,4 @@
-from typing import Any, ClassVar, Literal, Optional, Union
+from typing import Any, ClassVar, Literal, Optional, Self, Union, final
 
 __all__ = [
     "ActionComplete",
@@ -18,24 +18,27 @@ __all__ = [
     "parse",
 ]
 
+@final
 class Narrative:
     """Text that is certain to be narrative; adjacent ones may be merged."""
 
     __match_args__: ClassVar[tuple[str, ...]]
     @property
     def text(self) -> str: ...
-    def __init__(self, text: str) -> None: ...
+    def __new__(cls, text: str) -> Self: ...
     def to_dict(self) -> dict[str, Any]: ...
 
+@final
 class Reasoning:
     """Reasoning the model wrote apart from its answer."""
 
     __match_args__: ClassVar[tuple[str, ...]]
     @property
     def text(self) -> str: ...
-    def __init__(self, text: str) -> None: ...
+    def __new__(cls, text: str) -> Self: ...
     def to_dict(self) -> dict[str, Any]: ...
 
+@final
 class ActionStarted:
     """An action's name is known, or its block ended without one."""
 
@@ -48,9 +51,10 @@ class ActionStarted:
     def syntax(self) -> Literal["fence", "tag", "native", "dialect"]: ...
     @property
     def tag(self) -> str: ...
-    def __init__(self, id: int, name: Optional[str], syntax: str, tag: str) -> None: ...
+    def __new__(cls, id: int, name: Optional[str], syntax: str, tag: str) -> Self: ...
     def to_dict(self) -> dict[str, Any]: ...
 
+@final
 class ActionDelta:
     """More raw text of a started action's JSON (``action_deltas=True``)."""
 
@@ -59,9 +63,10 @@ class ActionDelta:
     def id(self) -> int: ...
     @property
     def text(self) -> str: ...
-    def __init__(self, id: int, text: str) -> None: ...
+    def __new__(cls, id: int, text: str) -> Self: ...
     def to_dict(self) -> dict[str, Any]: ...
 
+@final
 class ArgumentsDelta:
     """The next piece of a started action's arguments as compact JSON
     (``argument_deltas=True``); the pieces of one action concatenate to a
@@ -72,9 +77,10 @@ class ArgumentsDelta:
     def id(self) -> int: ...
     @property
     def json(self) -> str: ...
-    def __init__(self, id: int, json: str) -> None: ...
+    def __new__(cls, id: int, json: str) -> Self: ...
     def to_dict(self) -> dict[str, Any]: ...
 
+@final
 class ActionComplete:
     """An action closed and validated."""
 
@@ -95,8 +101,8 @@ class ActionComplete:
     def repairs(self) -> list[str]: ...
     @property
     def attributes(self) -> dict[str, str]: ...
-    def __init__(
-        self,
+    def __new__(
+        cls,
         id: int,
         name: str,
         arguments: dict[str, Any],
@@ -104,9 +110,10 @@ class ActionComplete:
         span: Optional[tuple[int, int]] = None,
         repairs: Optional[list[str]] = None,
         attributes: Optional[dict[str, str]] = None,
-    ) -> None: ...
+    ) -> Self: ...
     def to_dict(self) -> dict[str, Any]: ...
 
+@final
 class ActionInvalid:
     """An action that could not be read, was cut off, or did not validate."""
 
@@ -121,23 +128,24 @@ class ActionInvalid:
     def raw(self) -> str: ...
     @property
     def span(self) -> Optional[tuple[int, int]]: ...
-    def __init__(
-        self,
+    def __new__(
+        cls,
         id: int,
         name: Optional[str],
         errors: list[str],
         raw: str,
         span: Optional[tuple[int, int]] = None,
-    ) -> None: ...
+    ) -> Self: ...
     def to_dict(self) -> dict[str, Any]: ...
 
+@final
 class Error:
     """A stream-level problem in a provider's stream."""
 
     __match_args__: ClassVar[tuple[str, ...]]
     @property
     def message(self) -> str: ...
-    def __init__(self, message: str) -> None: ...
+    def __new__(cls, message: str) -> Self: ...
     def to_dict(self) -> dict[str, Any]: ...
 
 Event = Union[
@@ -151,6 +159,7 @@ Event = Union[
 ]
 StreamEvent = Union[Event, Error]
 
+@final
 class Parser:
     """The streaming parser of one response's text.
 
@@ -164,8 +173,8 @@ class Parser:
     message.
     """
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         dialects: Optional[list[str]] = None,
         model: Optional[str] = None,
@@ -180,7 +189,7 @@ class Parser:
         fence_tags: Optional[list[str]] = None,
         xml_tags: Optional[list[str]] = None,
         discriminators: Optional[list[str]] = None,
-    ) -> None: ...
+    ) -> Self: ...
     def push(self, data: Union[str, bytes]) -> list[Event]:
         """Pushes the next piece (``bytes`` may end inside a character);
         returns the events it makes certain."""
@@ -193,13 +202,14 @@ class Parser:
     def buffered(self) -> int:
         """Bytes of text the parser holds."""
 
+@final
 class SseParser:
     """The parser of a provider's server-sent-event stream (OpenAI chat
     completions or Responses, Anthropic Messages, Gemini), as ``actionstream
     parse --input sse``. Takes :class:`Parser`'s options."""
 
-    def __init__(
-        self,
+    def __new__(
+        cls,
         *,
         dialects: Optional[list[str]] = None,
         model: Optional[str] = None,
@@ -214,7 +224,7 @@ class SseParser:
         fence_tags: Optional[list[str]] = None,
         xml_tags: Optional[list[str]] = None,
         discriminators: Optional[list[str]] = None,
-    ) -> None: ...
+    ) -> Self: ...
     def push(self, data: Union[str, bytes]) -> list[StreamEvent]: ...
     def finish(self) -> list[StreamEvent]: ...
 

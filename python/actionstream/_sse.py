@@ -4,21 +4,21 @@ decoder ``actionstream parse --input sse`` uses, so the events are the
 CLI's for the same stream."""
 
 import json
-from typing import Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Optional
+from typing import AbstractSet, Any, AsyncIterable, AsyncIterator, Callable, Iterable, Iterator, Optional
 
-from ._native import SseParser
+from . import SseParser, StreamEvent
 
 # An OpenAI-compatible stream ends with this; the SDK reads it and stops, so
 # an adapter whose stream ended without an error writes it back.
 DONE = b"data: [DONE]\n\n"
 
 
-def payload(obj: Any, exclude: Optional[set] = None) -> str:
+def payload(obj: Any, exclude: Optional[AbstractSet[str]] = None) -> str:
     """The JSON text of an SDK object (a pydantic model, as the SDK read it:
     only the fields the provider sent), or of a plain dict."""
     dump = getattr(obj, "model_dump_json", None)
     if dump is not None:
-        return dump(exclude_unset=True, by_alias=True, exclude=exclude, warnings=False)
+        return str(dump(exclude_unset=True, by_alias=True, exclude=exclude, warnings=False))
     if hasattr(obj, "to_dict") and not isinstance(obj, dict):
         obj = obj.to_dict()
     if exclude:
@@ -36,7 +36,7 @@ def drive(
     to_frame: Callable[[Any], Optional[bytes]],
     error_frame: Callable[[BaseException], Optional[bytes]],
     parser: SseParser,
-) -> Iterator[Any]:
+) -> Iterator[StreamEvent]:
     try:
         for item in items:
             data = to_frame(item)
@@ -57,7 +57,7 @@ async def drive_async(
     to_frame: Callable[[Any], Optional[bytes]],
     error_frame: Callable[[BaseException], Optional[bytes]],
     parser: SseParser,
-) -> AsyncIterator[Any]:
+) -> AsyncIterator[StreamEvent]:
     try:
         async for item in items:
             data = to_frame(item)

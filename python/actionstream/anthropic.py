@@ -19,7 +19,7 @@ the actions it cut off, then the SDK's exception is raised again.
 from typing import Any, AsyncIterable, AsyncIterator, Iterable, Iterator, Optional
 
 from . import StreamEvent
-from ._native import SseParser
+from . import SseParser
 from ._sse import drive, drive_async, frame, payload
 
 __all__ = ["events", "events_async"]
