@@ -49,7 +49,9 @@
 //! with the `outputFormat` tag is then an ordinary fence, i.e. narrative.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+#[cfg(feature = "dispatch")]
+use std::path::PathBuf;
 
 use serde::Deserialize;
 use serde_json::{Map, Value};
