@@ -172,9 +172,10 @@ async fn a_thousand_concurrent_streams_all_correct_and_the_memory_each_costs() {
             upstream.reached(0)
         );
     }
-    assert_eq!(
-        upstream.reached(0),
-        STREAMS,
+    assert!(
+        upstream
+            .wait_for(Duration::from_secs(10), |u| u.reached(0) == STREAMS)
+            .await,
         "every upstream stream is held"
     );
     assert_eq!(upstream.finished(), WARM_UP);
