@@ -60,7 +60,7 @@ async fn the_first_call_arrives_before_the_upstream_ends() {
                 // The call is whole and the upstream is still held.
                 assert_eq!(a.arguments(0).unwrap(), dallas());
                 assert_eq!(up.finished(), 0);
-                assert_eq!(up.reached(0), 1);
+                assert_eq!(up.reached_blocking(0, 1), 1);
                 assert_eq!(a.calls.len(), 1);
                 assert!(a.finish.is_none() && !a.done);
                 up.release(1);
@@ -119,7 +119,7 @@ async fn a_long_parameter_streams_in_pieces_with_reasoning_passed_on() {
                     .is_some_and(|c| c.arguments.contains("line 149:"))
             {
                 // Held inside the parameter: what was written is out.
-                assert_eq!(up.reached(0), 1);
+                assert_eq!(up.reached_blocking(0, 1), 1);
                 assert!(a.reasoning.starts_with("The user wants a report."));
                 assert!(a.content.contains("**write the report**"));
                 assert_eq!(a.calls[0].name, "write_file");
@@ -128,7 +128,7 @@ async fn a_long_parameter_streams_in_pieces_with_reasoning_passed_on() {
                 up.release(1);
                 stage = 1;
             } else if stage == 1 && a.arguments(0).is_some() {
-                assert_eq!(up.reached(1), 1);
+                assert_eq!(up.reached_blocking(1, 1), 1);
                 assert_eq!(up.finished(), 0);
                 up.release(2);
                 stage = 2;
@@ -388,10 +388,10 @@ async fn a_client_that_disconnects_cancels_its_upstream_request() {
     .unwrap();
     // The response is dropped here, held at the first call.
     assert_eq!(answer.arguments(0).unwrap(), dallas());
-    assert_eq!(upstream.reached(0), 1);
     assert!(
         upstream
-            .wait_for(Duration::from_secs(10), |u| u.closed() == 1)
+            .wait_for(Duration::from_secs(10), |u| u.reached(0) == 1
+                && u.closed() == 1)
             .await,
         "the upstream saw its connection closed"
     );

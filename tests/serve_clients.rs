@@ -130,7 +130,7 @@ async fn the_openai_python_client_reads_the_gateway() {
                     json!({"city": "Dallas", "state": "TX", "unit": "fahrenheit"})
                 );
                 assert_eq!(line["finish"], Value::Null);
-                assert_eq!(up.reached(0), 1);
+                assert_eq!(up.reached_blocking(0, 1), 1);
                 assert_eq!(up.finished(), 0, "the upstream has not ended");
                 up.release(1);
             }
@@ -244,15 +244,7 @@ async fn the_live_page_in_headless_chromium() {
         ],
         move |line| {
             if line["stage"] == "held" {
-                // The last piece before the hold went out just before the
-                // upstream counted itself held.
-                for _ in 0..500 {
-                    if up.reached(0) == 1 {
-                        break;
-                    }
-                    std::thread::sleep(Duration::from_millis(10));
-                }
-                assert_eq!(up.reached(0), 1, "the upstream is held");
+                assert_eq!(up.reached_blocking(0, 1), 1, "the upstream is held");
                 assert_eq!(up.finished(), 0);
                 let narrative = line["narrative"].as_str().unwrap();
                 assert!(

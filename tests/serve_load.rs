@@ -172,9 +172,10 @@ async fn a_thousand_concurrent_streams_all_correct_and_the_memory_each_costs() {
             upstream.reached(0)
         );
     }
-    assert_eq!(
-        upstream.reached(0),
-        STREAMS,
+    assert!(
+        upstream
+            .wait_for(Duration::from_secs(10), |u| u.reached(0) == STREAMS)
+            .await,
         "every upstream stream is held"
     );
     assert_eq!(upstream.finished(), WARM_UP);
@@ -203,4 +204,37 @@ async fn a_thousand_concurrent_streams_all_correct_and_the_memory_each_costs() {
         per_stream < 256 * 1024,
         "{per_stream} bytes per open stream is more than expected"
     );
+}
+
+/// A bad upstream URL, an unknown dialect or a key variable that is not
+/// set: exit status 2 and a one-line message, before listening.
+#[test]
+fn bad_serve_usage_exits_2_with_a_message() {
+    for (args, says) in [
+        (&["--upstream", "ftp://x/v1"][..], "must be http or https"),
+        (
+            &["--upstream", "http://x/v1", "--dialect", "qwen"],
+            "unknown dialect `qwen`",
+        ),
+        (
+            &[
+                "--upstream",
+                "http://x/v1",
+                "--upstream-key-env",
+                "ACTIONSTREAM_TEST_UNSET_KEY",
+            ],
+            "the variable is not set",
+        ),
+    ] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_actionstream"))
+            .arg("serve")
+            .args(args)
+            .env_remove("ACTIONSTREAM_TEST_UNSET_KEY")
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains(says), "{args:?}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    }
 }

@@ -193,6 +193,19 @@ impl Upstream {
             .unwrap_or(0)
     }
 
+    /// How many streams have reached hold `k`, once `n` have or 10 s
+    /// passed, blocking this thread (a test's callback): the last piece
+    /// before a hold goes out just before its stream counts itself held.
+    pub fn reached_blocking(&self, k: usize, n: usize) -> usize {
+        for _ in 0..1000 {
+            if self.reached(k) >= n {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        self.reached(k)
+    }
+
     /// Waits until `f` holds of this upstream (checked on every change),
     /// at most `limit`.
     pub async fn wait_for(&self, limit: Duration, f: impl Fn(&Upstream) -> bool) -> bool {
