@@ -21,7 +21,7 @@
 //! ```
 //!
 //! A section is one block: its raw and span run from its opener through its
-//! closer, and the calls in it end together when it closes (`section.rs`).
+//! closer, and the calls in it end together when it closes (`section/`).
 //!
 //! Two rules keep a broken section from depending on the chunks or
 //! swallowing what follows (contract, sections 2 and 4):
@@ -44,7 +44,7 @@
 //!   data only (`dialect/builtin.rs`).
 //! - A new form: a variant in `Calls`, its compiled [`compiled::Form`], the
 //!   byte that chooses it (`SectionC::choose`), its reading states in
-//!   `section.rs` (`Read`) and what it becomes at the end of input
+//!   `section/` (`Read`) and what it becomes at the end of input
 //!   (`Sec::at_eof`).
 //! - A new state here: its arm in `run`, in `flush` (what it may hold back)
 //!   and in `finish`.

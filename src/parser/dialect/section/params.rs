@@ -1,0 +1,359 @@
+//! Parameter forms: raw-text values between markers (`qwen3_coder`, `seed_oss`, `glm`,
+//! `minimax_m2`, `deepseek_v32`), typed by the tool's schema, strings streamed as written.
+
+use super::*;
+
+impl DialectMachine {
+    pub(super) fn params_step(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) -> Flow {
+        let c = self.c.clone();
+        let Some(Form::Params {
+            name,
+            params,
+            key_end,
+            key_ends,
+            value,
+            value_end,
+            trim,
+            ..
+        }) = sec.form.map(|f| &c.sections[sec.idx].forms[f])
+        else {
+            return Flow::Go;
+        };
+        let deltas = self.shared.cfg.argument_deltas;
+        match std::mem::replace(&mut sec.read, Read::Params) {
+            Read::PName => {
+                let Some((role, at, to)) = self.seek(name) else {
+                    sec.read = Read::PName;
+                    return Flow::Wait;
+                };
+                let n = self.text(sec.mark, at).trim().to_owned();
+                let id = emit.start(Some(n.clone()), Syntax::Dialect, c.tag(sec.idx));
+                sec.tentative = false;
+                sec.calls.push(Call {
+                    id: Some(id),
+                    args: no_name(&n),
+                    name: Some(n),
+                    ..Call::default()
+                });
+                self.param_mark(sec, role, to, emit);
+            }
+            Read::Params => {
+                let Some((role, at, to)) = self.seek(params) else {
+                    sec.read = Read::Params;
+                    return Flow::Wait;
+                };
+                self.check_stray(sec, at);
+                self.param_mark(sec, role, to, emit);
+            }
+            Read::Key => {
+                let Some((i, at, to)) = self.seek(key_end) else {
+                    sec.read = Read::Key;
+                    return Flow::Wait;
+                };
+                let key = self.text(sec.mark, at).trim().to_owned();
+                let kind = key_ends.get(i).map_or(ValueKind::Typed, |k| k.value);
+                if deltas {
+                    if let Some(call) = sec.calls.last_mut() {
+                        let lead = if call.sent { "," } else { "{" };
+                        call.sent = true;
+                        if let Some(id) = call.id {
+                            emit.push(Event::ArgumentsDelta {
+                                id: ActionId(id),
+                                json: format!("{lead}{}:", json_str(&key)),
+                            });
+                        }
+                    }
+                }
+                match value {
+                    Some(v) => {
+                        self.ms = v.set.begin();
+                        sec.stray = Some((to, Stray::InCall));
+                        sec.read = Read::ValueOpen { key, kind };
+                    }
+                    None => {
+                        self.ms = value_end.begin();
+                        self.watch_from(sec, to);
+                        sec.read = Read::Value {
+                            key,
+                            kind,
+                            from: to,
+                            streamed: None,
+                        };
+                    }
+                }
+            }
+            Read::ValueOpen { key, kind } => {
+                let Some(v) = value else { return Flow::Go };
+                let Some((role, at, to)) = self.seek(v) else {
+                    sec.read = Read::ValueOpen { key, kind };
+                    return Flow::Wait;
+                };
+                self.check_stray(sec, at);
+                if role == ParamMark::Value {
+                    self.ms = value_end.begin();
+                    self.watch_from(sec, to);
+                    sec.read = Read::Value {
+                        key,
+                        kind,
+                        from: to,
+                        streamed: None,
+                    };
+                } else {
+                    // The key has no value: the call cannot be read.
+                    if let Some(call) = sec.calls.last_mut() {
+                        if !call.args.as_ref().is_some_and(Result::is_err) {
+                            call.args = Some(Err(ActionError::new(
+                                ErrorKind::Syntax,
+                                key.as_str(),
+                                format!("the parameter `{key}` has no value"),
+                            )));
+                        }
+                    }
+                    self.param_mark(sec, role, to, emit);
+                }
+            }
+            Read::Value {
+                key,
+                kind,
+                from,
+                mut streamed,
+            } => {
+                let hay = &self.buf.as_bytes()[self.pos - self.base..self.end() - self.base];
+                let hit = value_end.find(&mut self.ms, hay);
+                let (stop, next) = match hit {
+                    Some(h) => (self.pos + h.end - h.len, Some(self.pos + h.end)),
+                    None => (self.end(), None),
+                };
+                self.pos = next.unwrap_or(stop);
+                self.watch_to(sec, stop);
+                // The value's text: one line ending dropped at each side
+                // where the template writes them.
+                let raw_from = if *trim {
+                    skip_line_ending(self.text(from, stop), from)
+                } else {
+                    Some(from)
+                };
+                let tool = sec.calls.last().and_then(|c| c.name.clone());
+                if let Some(vfrom) = raw_from {
+                    if deltas {
+                        // Held back: a prefix of the value's end marker,
+                        // and before it a line ending the value may end with.
+                        let held = match next {
+                            Some(_) => 0,
+                            None => {
+                                let marker = value_end.held(&self.ms);
+                                let before = stop.saturating_sub(marker).max(vfrom);
+                                marker
+                                    + if *trim {
+                                        trailing_line_ending(self.text(vfrom, before))
+                                    } else {
+                                        0
+                                    }
+                            }
+                        };
+                        let safe = stop.saturating_sub(held).max(vfrom);
+                        if streamed.is_none() {
+                            let ty = self.value_type(tool.as_deref(), &key);
+                            if streams(kind, ty, self.text(vfrom, safe)) == Some(true) {
+                                streamed = Some(vfrom);
+                                self.param_delta(sec, "\"".to_owned(), emit);
+                            }
+                        }
+                        if let Some(sent) = streamed {
+                            let upto = if next.is_some() {
+                                let t = self.text(vfrom, stop);
+                                vfrom + t.len() - if *trim { final_line_ending(t) } else { 0 }
+                            } else {
+                                safe
+                            };
+                            if upto > sent {
+                                let body = json_str_body(self.text(sent, upto));
+                                self.param_delta(sec, body, emit);
+                                streamed = Some(upto);
+                            }
+                        }
+                    }
+                }
+                let Some(_) = next else {
+                    sec.read = Read::Value {
+                        key,
+                        kind,
+                        from,
+                        streamed,
+                    };
+                    return Flow::Wait;
+                };
+                let mut text = self.text(from, stop);
+                let mut at = from;
+                if *trim {
+                    let t = trim_line_endings(text);
+                    at += text.len()
+                        - text
+                            .trim_start_matches(['\r', '\n'])
+                            .len()
+                            .max(t.len())
+                            .min(text.len());
+                    text = t;
+                }
+                let ty = self.value_type(tool.as_deref(), &key);
+                let v = convert(kind, ty, text, self.shared.cfg.strict, &mut sec.repairs, at);
+                if deltas {
+                    let piece = if streamed.is_some() {
+                        "\"".to_owned()
+                    } else {
+                        serde_json::to_string(&v).unwrap_or_default()
+                    };
+                    self.param_delta(sec, piece, emit);
+                }
+                if let Some(call) = sec.calls.last_mut() {
+                    call.params.insert(key, v);
+                }
+                self.ms = params.set.begin();
+                sec.stray = Some((self.pos, Stray::InCall));
+                sec.read = Read::Params;
+            }
+            other => sec.read = other,
+        }
+        Flow::Go
+    }
+
+    /// A marker of a parameter form was found, ending at `to`.
+    pub(super) fn param_mark(
+        &mut self,
+        sec: &mut Sec,
+        role: ParamMark,
+        to: usize,
+        emit: &mut Emit<'_>,
+    ) {
+        let c = self.c.clone();
+        let Some(Form::Params {
+            params, key_end, ..
+        }) = sec.form.map(|f| &c.sections[sec.idx].forms[f])
+        else {
+            return;
+        };
+        match role {
+            ParamMark::NameEnd => {
+                self.ms = params.set.begin();
+                sec.stray = Some((to, Stray::InCall));
+                sec.read = Read::Params;
+            }
+            ParamMark::Value => {}
+            ParamMark::Key => {
+                sec.mark = to;
+                self.ms = key_end.set.begin();
+                sec.read = Read::Key;
+            }
+            ParamMark::End => {
+                self.finish_params_call(sec, emit);
+                self.after_call(sec, emit);
+            }
+            ParamMark::Close => {
+                self.finish_params_call(sec, emit);
+                self.end_section(sec, to, emit);
+            }
+        }
+    }
+
+    pub(super) fn finish_params_call(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) {
+        let deltas = self.shared.cfg.argument_deltas;
+        if let Some(call) = sec.calls.last_mut() {
+            if call.args.is_none() {
+                let closing = if call.sent { "}" } else { "{}" };
+                call.args = Some(Ok(Value::Object(std::mem::take(&mut call.params))));
+                if deltas {
+                    call.sent = true;
+                    if let Some(id) = call.id {
+                        emit.push(Event::ArgumentsDelta {
+                            id: ActionId(id),
+                            json: closing.to_owned(),
+                        });
+                    }
+                }
+            }
+        }
+    }
+
+    /// What the tool's schema says property `key` of `tool` is.
+    pub(super) fn value_type(&self, tool: Option<&str>, key: &str) -> ValueType {
+        let schema = tool.and_then(|t| self.shared.cfg.call_schema(t));
+        property_type(schema.as_deref(), key)
+    }
+}
+
+/// Where a value starts once a leading line ending is dropped; `None` while
+/// that cannot be told (a lone `\r` at the end).
+pub(super) fn skip_line_ending(text: &str, from: usize) -> Option<usize> {
+    if text.starts_with("\r\n") {
+        Some(from + 2)
+    } else if text == "\r" || text.is_empty() {
+        None
+    } else if text.starts_with('\n') {
+        Some(from + 1)
+    } else {
+        Some(from)
+    }
+}
+
+/// How many bytes of a trailing line ending end `text` (held back while
+/// the value may end right after them).
+pub(super) fn trailing_line_ending(text: &str) -> usize {
+    if text.ends_with("\r\n") {
+        2
+    } else if text.ends_with('\n') || text.ends_with('\r') {
+        1
+    } else {
+        0
+    }
+}
+
+/// The line ending `text` ends with, as [`trim_line_endings`] drops it (a
+/// lone `\r` is none).
+pub(super) fn final_line_ending(text: &str) -> usize {
+    if text.ends_with("\r\n") {
+        2
+    } else if text.ends_with('\n') {
+        1
+    } else {
+        0
+    }
+}
+
+pub(super) fn trim_line_endings(text: &str) -> &str {
+    let t = text
+        .strip_prefix("\r\n")
+        .or_else(|| text.strip_prefix('\n'))
+        .unwrap_or(text);
+    t.strip_suffix("\r\n")
+        .or_else(|| t.strip_suffix('\n'))
+        .unwrap_or(t)
+}
+
+/// Whether a value is streamed as a JSON string while it is written.
+pub(super) fn streams(kind: ValueKind, ty: ValueType, prefix: &str) -> Option<bool> {
+    match kind {
+        ValueKind::String => Some(true),
+        ValueKind::Json => Some(false),
+        ValueKind::Typed => streams_as_string(ty, prefix),
+    }
+}
+
+/// A raw value as JSON; repairs noted at offsets from `at`.
+pub(super) fn convert(
+    kind: ValueKind,
+    ty: ValueType,
+    text: &str,
+    strict: bool,
+    repairs: &mut Vec<(RepairKind, usize)>,
+    at: usize,
+) -> Value {
+    let ty = match kind {
+        ValueKind::String => return Value::String(text.to_owned()),
+        ValueKind::Json => ValueType::Json,
+        ValueKind::Typed => ty,
+    };
+    let mut found = Vec::new();
+    let v = convert_noting_repairs(text, ty, strict, &mut found);
+    repairs.extend(found.into_iter().map(|(k, o)| (k, at + o)));
+    v
+}
