@@ -279,54 +279,24 @@ fn an_unclosed_section_one_byte_at_a_time() {
 #[cfg(target_os = "linux")]
 #[test]
 fn peak_rss_stays_near_the_block_limit() {
-    const CHILD: &str = "ACTIONSTREAM_DIALECT_RSS_CHILD";
-    fn hwm_kib() -> usize {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap();
-        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse().unwrap()
-    }
-    if std::env::var_os(CHILD).is_some() {
-        let before = hwm_kib();
-        let size = scaled(64 << 20, 4 << 20);
-        let fill = vec![b'a'; 64 << 10];
-        for (dialect, opener, _) in UNCLOSED {
-            let chunks = std::iter::once(opener.as_bytes())
-                .chain(std::iter::repeat(fill.as_slice()).take(size / fill.len()));
-            run(
-                &config(dialect).argument_deltas(true),
-                chunks,
-                usize::MAX,
-                None,
-            );
-        }
-        println!("RSS_GROWTH_KIB={}", hwm_kib() - before);
+    if common::rss::in_child() {
+        common::rss::report(|| {
+            let size = scaled(64 << 20, 4 << 20);
+            let fill = vec![b'a'; 64 << 10];
+            for (dialect, opener, _) in UNCLOSED {
+                let chunks = std::iter::once(opener.as_bytes())
+                    .chain(std::iter::repeat(fill.as_slice()).take(size / fill.len()));
+                run(
+                    &config(dialect).argument_deltas(true),
+                    chunks,
+                    usize::MAX,
+                    None,
+                );
+            }
+        });
         return;
     }
-    let exe = std::env::current_exe().unwrap();
-    let child = std::process::Command::new(exe)
-        .args([
-            "peak_rss_stays_near_the_block_limit",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&child.stdout);
-    assert!(
-        child.status.success(),
-        "child failed: {stdout}\n{}",
-        String::from_utf8_lossy(&child.stderr)
-    );
-    let growth: usize = stdout
-        .lines()
-        .find_map(|l| l.split("RSS_GROWTH_KIB=").nth(1))
-        .unwrap_or_else(|| panic!("the child reports no peak: {stdout}"))
-        .trim()
-        .parse()
-        .unwrap();
-    eprintln!("peak RSS growth: {growth} KiB");
+    let growth = common::rss::growth_kib("peak_rss_stays_near_the_block_limit");
     // The section (1 MiB), a JSON scanner's repaired copy (1 MiB), one
     // chunk, the allocator's slack: a few block limits, not the input.
     assert!(growth < 12 << 10, "peak RSS grew by {growth} KiB");

@@ -4,6 +4,8 @@
 //! hold at most about one block limit of text (contract 4.5, 4.6).
 //! Sizes are scaled down in debug builds; the shapes stay the same.
 
+mod common;
+
 use actionstream::{oracle, Config, Event, Parser};
 
 /// `release` or `debug` size.
@@ -170,47 +172,17 @@ fn huge_unclosed_block_one_byte_at_a_time() {
 #[cfg(target_os = "linux")]
 #[test]
 fn peak_rss_stays_near_block_limit() {
-    const CHILD: &str = "ACTIONSTREAM_RSS_CHILD";
-    fn hwm_kib() -> usize {
-        let status = std::fs::read_to_string("/proc/self/status").unwrap();
-        let line = status.lines().find(|l| l.starts_with("VmHWM:")).unwrap();
-        line.split_whitespace().nth(1).unwrap().parse().unwrap()
-    }
-    if std::env::var_os(CHILD).is_some() {
-        let before = hwm_kib();
-        let size = scaled(50 << 20, 5 << 20);
-        let fill = vec![b'a'; 64 << 10];
-        let chunks = std::iter::once(&b"```json\n{\"action\": \"x\", \"data\": \""[..])
-            .chain(std::iter::repeat(fill.as_slice()).take(size / fill.len()));
-        run(&Config::default(), chunks, usize::MAX);
-        println!("RSS_GROWTH_KIB={}", hwm_kib() - before);
+    if common::rss::in_child() {
+        common::rss::report(|| {
+            let size = scaled(50 << 20, 5 << 20);
+            let fill = vec![b'a'; 64 << 10];
+            let chunks = std::iter::once(&b"```json\n{\"action\": \"x\", \"data\": \""[..])
+                .chain(std::iter::repeat(fill.as_slice()).take(size / fill.len()));
+            run(&Config::default(), chunks, usize::MAX);
+        });
         return;
     }
-    let exe = std::env::current_exe().unwrap();
-    let child = std::process::Command::new(exe)
-        .args([
-            "peak_rss_stays_near_block_limit",
-            "--exact",
-            "--nocapture",
-            "--test-threads=1",
-        ])
-        .env(CHILD, "1")
-        .output()
-        .unwrap();
-    let stdout = String::from_utf8_lossy(&child.stdout);
-    assert!(
-        child.status.success(),
-        "child failed: {stdout}\n{}",
-        String::from_utf8_lossy(&child.stderr)
-    );
-    let growth: usize = stdout
-        .lines()
-        .find_map(|l| l.split("RSS_GROWTH_KIB=").nth(1))
-        .unwrap_or_else(|| panic!("the child reports no peak: {stdout}"))
-        .trim()
-        .parse()
-        .unwrap();
-    eprintln!("peak RSS growth: {growth} KiB");
+    let growth = common::rss::growth_kib("peak_rss_stays_near_block_limit");
     // Holding the whole block would take the input size at least (5 MiB in
     // debug, 50 MiB in release); a bounded parser needs a few block limits.
     assert!(growth < 8 << 10, "peak RSS grew by {growth} KiB");

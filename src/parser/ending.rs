@@ -60,11 +60,12 @@ impl Machine {
     /// block's first byte).
     pub(super) fn json_error(&self, b: &Block, offset: usize, message: &str) -> ActionError {
         let raw = &self.buf[self.start - self.base..];
-        let (line, column) = LineWalk::new(raw).to(b.content_start + offset - self.start);
-        let message = format!(
-            "the JSON cannot be read: {message} (line {line}, column {column} of the block)"
-        );
-        ActionError::new(ErrorKind::Syntax, "", message).with_position(line, column)
+        syntax_error(
+            raw,
+            b.content_start + offset - self.start,
+            "the JSON",
+            message,
+        )
     }
 
     /// Ends the block at `to` and emits its events.
@@ -457,6 +458,15 @@ fn object_action(
     } else {
         Err(errors)
     }
+}
+
+/// A syntax error at byte `at` of a block's text `raw`: `what` (the JSON,
+/// the Python call) cannot be read, placed by line and column.
+pub(super) fn syntax_error(raw: &str, at: usize, what: &str, message: &str) -> ActionError {
+    let (line, column) = LineWalk::new(raw).to(at);
+    let message =
+        format!("{what} cannot be read: {message} (line {line}, column {column} of the block)");
+    ActionError::new(ErrorKind::Syntax, "", message).with_position(line, column)
 }
 
 /// Lines and columns of increasing offsets in one text, in one pass.

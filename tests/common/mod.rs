@@ -4,6 +4,7 @@
 use actionstream::{oracle, Action, Config, Event};
 
 pub mod dialects;
+pub mod rss;
 pub mod sse;
 
 /// Parses `input` at every chunking (see `actionstream::oracle`) and

@@ -280,19 +280,24 @@ impl DialectMachine {
 
     // -- narrative ----------------------------------------------------------
 
-    fn at_start(&mut self, emit: &mut Emit<'_>) -> Flow {
+    /// Moves `pos` past white space: the byte after it, if one has come
+    /// (within the cap, see `end`).
+    fn skip_space(&mut self) -> Option<u8> {
         let end = self.end();
-        let bytes = self.buf.as_bytes();
-        while self.pos < end && bytes[self.pos - self.base].is_ascii_whitespace() {
-            self.pos += 1;
-        }
-        if self.pos == end {
+        let rest = &self.buf.as_bytes()[self.pos - self.base..end - self.base];
+        let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        self.pos += ws;
+        rest.get(ws).copied()
+    }
+
+    fn at_start(&mut self, emit: &mut Emit<'_>) -> Flow {
+        let Some(first_byte) = self.skip_space() else {
             // White space is narrative whatever follows.
             self.narrative_to(self.pos, emit);
             return Flow::Wait;
-        }
+        };
         let c = self.c.clone();
-        let first = match bytes[self.pos - self.base] {
+        let first = match first_byte {
             b'{' => c.first_json,
             b'[' => c.first_list,
             _ => None,

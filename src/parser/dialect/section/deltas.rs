@@ -75,13 +75,7 @@ impl Compact {
 impl DialectMachine {
     pub(super) fn param_delta(&mut self, sec: &mut Sec, json: String, emit: &mut Emit<'_>) {
         if let Some(call) = sec.calls.last_mut() {
-            call.sent = true;
-            if let Some(id) = call.id {
-                emit.push(Event::ArgumentsDelta {
-                    id: ActionId(id),
-                    json,
-                });
-            }
+            call.send(json, emit);
         }
     }
 }
@@ -116,17 +110,31 @@ pub(super) fn json_deltas(
             }
         }
     }
-    let mut piece = String::new();
-    call.compact
-        .advance(scanner.repaired(), scanner.settled(), &mut piece);
-    if !piece.is_empty() {
-        call.sent = true;
-        if let Some(id) = call.id {
+    call.stream_json(scanner, emit);
+}
+
+impl Call {
+    /// Sends the next piece of its arguments (nothing for an empty piece).
+    pub(super) fn send(&mut self, json: String, emit: &mut Emit<'_>) {
+        if json.is_empty() {
+            return;
+        }
+        self.sent = true;
+        if let Some(id) = self.id {
             emit.push(Event::ArgumentsDelta {
                 id: ActionId(id),
-                json: piece,
+                json,
             });
         }
+    }
+
+    /// Sends what `scanner` has settled of its JSON arguments since the
+    /// last piece.
+    pub(super) fn stream_json(&mut self, scanner: &JsonScanner, emit: &mut Emit<'_>) {
+        let mut piece = String::new();
+        self.compact
+            .advance(scanner.repaired(), scanner.settled(), &mut piece);
+        self.send(piece, emit);
     }
 }
 

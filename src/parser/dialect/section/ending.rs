@@ -6,15 +6,7 @@ use super::*;
 impl DialectMachine {
     pub(super) fn json_error(&self, block_from: usize, at: usize, message: &str) -> ActionError {
         let raw = self.text(block_from, self.end());
-        let (line, column) = LineWalk::new(raw).to(at.saturating_sub(block_from));
-        ActionError::new(
-            ErrorKind::Syntax,
-            "",
-            format!(
-                "the JSON cannot be read: {message} (line {line}, column {column} of the block)"
-            ),
-        )
-        .with_position(line, column)
+        syntax_error(raw, at.saturating_sub(block_from), "the JSON", message)
     }
 
     /// Ends the section at `to`: its calls end together.

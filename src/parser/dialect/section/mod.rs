@@ -15,7 +15,7 @@ use crate::event::{
     Syntax,
 };
 use crate::parser::emit::Emit;
-use crate::parser::ending::{validate, LineWalk};
+use crate::parser::ending::{syntax_error, validate, LineWalk};
 use crate::parser::state::{Flow, Shared};
 use crate::scan::json::JsonScanner;
 use crate::scan::markers::{MarkerSet, MarkerState};
@@ -228,14 +228,9 @@ impl DialectMachine {
         let end = self.end();
         match &mut sec.read {
             Read::Open => {
-                let bytes = self.buf.as_bytes();
-                while self.pos < end && bytes[self.pos - self.base].is_ascii_whitespace() {
-                    self.pos += 1;
-                }
-                if self.pos == end {
+                let Some(b) = self.skip_space() else {
                     return Flow::Wait;
-                }
-                let b = bytes[self.pos - self.base];
+                };
                 let Some(f) = sc.choose(b) else {
                     // Not a call after all: the opener is narrative.
                     self.not_a_section(sec, emit);
@@ -294,14 +289,9 @@ impl DialectMachine {
             Read::Json { .. } => self.json_value(sec, emit),
             Read::JsonAfter { at } => {
                 let at = *at;
-                let bytes = self.buf.as_bytes();
-                while self.pos < end && bytes[self.pos - self.base].is_ascii_whitespace() {
-                    self.pos += 1;
-                }
-                if self.pos == end {
+                let Some(b) = self.skip_space() else {
                     return Flow::Wait;
-                }
-                let b = bytes[self.pos - self.base];
+                };
                 let joiner = match sc.forms.get(sec.form.unwrap_or(0)) {
                     Some(Form::Json { joiner, .. }) => joiner.as_deref(),
                     _ => None,
@@ -329,14 +319,10 @@ impl DialectMachine {
                 Flow::Go
             }
             Read::JsonNext => {
-                let bytes = self.buf.as_bytes();
-                while self.pos < end && bytes[self.pos - self.base].is_ascii_whitespace() {
-                    self.pos += 1;
-                }
-                if self.pos == end {
+                let Some(b) = self.skip_space() else {
                     return Flow::Wait;
-                }
-                if bytes[self.pos - self.base] == b'{' {
+                };
+                if b == b'{' {
                     sec.read = self.json_read(sec, sc);
                 } else {
                     // A joiner with no call after it ends the section.
@@ -460,14 +446,9 @@ impl DialectMachine {
             }
             Read::Python(_) => self.python(sec, emit),
             Read::PyLines => {
-                let bytes = self.buf.as_bytes();
-                while self.pos < end && bytes[self.pos - self.base].is_ascii_whitespace() {
-                    self.pos += 1;
-                }
-                if self.pos == end {
+                let Some(b) = self.skip_space() else {
                     return Flow::Wait;
-                }
-                let b = bytes[self.pos - self.base];
+                };
                 if b.is_ascii_alphabetic() || b == b'_' {
                     sec.json_from = self.pos;
                     self.watch_from(sec, self.pos);

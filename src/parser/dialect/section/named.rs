@@ -117,18 +117,7 @@ impl DialectMachine {
         };
         if let Some(call) = sec.calls.last_mut() {
             if self.shared.cfg.argument_deltas {
-                let mut piece = String::new();
-                call.compact
-                    .advance(scanner.repaired(), scanner.settled(), &mut piece);
-                if !piece.is_empty() {
-                    call.sent = true;
-                    if let Some(id) = call.id {
-                        emit.push(Event::ArgumentsDelta {
-                            id: ActionId(id),
-                            json: piece,
-                        });
-                    }
-                }
+                call.stream_json(scanner, emit);
             }
         }
         let error = scanner.error().cloned();

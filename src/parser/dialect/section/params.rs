@@ -55,13 +55,7 @@ impl DialectMachine {
                 if deltas {
                     if let Some(call) = sec.calls.last_mut() {
                         let lead = if call.sent { "," } else { "{" };
-                        call.sent = true;
-                        if let Some(id) = call.id {
-                            emit.push(Event::ArgumentsDelta {
-                                id: ActionId(id),
-                                json: format!("{lead}{}:", json_str(&key)),
-                            });
-                        }
+                        call.send(format!("{lead}{}:", json_str(&key)), emit);
                     }
                 }
                 match value {
@@ -262,13 +256,7 @@ impl DialectMachine {
                 let closing = if call.sent { "}" } else { "{}" };
                 call.args = Some(Ok(Value::Object(std::mem::take(&mut call.params))));
                 if deltas {
-                    call.sent = true;
-                    if let Some(id) = call.id {
-                        emit.push(Event::ArgumentsDelta {
-                            id: ActionId(id),
-                            json: closing.to_owned(),
-                        });
-                    }
+                    call.send(closing.to_owned(), emit);
                 }
             }
         }

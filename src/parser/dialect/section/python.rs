@@ -97,12 +97,11 @@ impl DialectMachine {
 
     pub(super) fn python_error(&self, block_from: usize, at: usize, message: &str) -> ActionError {
         let raw = self.text(block_from, self.end());
-        let (line, column) = LineWalk::new(raw).to(at.saturating_sub(block_from));
-        ActionError::new(
-            ErrorKind::Syntax,
-            "",
-            format!("the Python call cannot be read: {message} (line {line}, column {column} of the block)"),
+        syntax_error(
+            raw,
+            at.saturating_sub(block_from),
+            "the Python call",
+            message,
         )
-        .with_position(line, column)
     }
 }
