@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 secs="${1:-5}"
 python3 seeds/make_seeds.py
 cargo fuzz build -s none
-for target in chunks bytes json_scan fences dialects; do
+for target in chunks bytes json_scan fences dialects protocols; do
     mkdir -p "corpus/$target" "seeds/$target"
     before=$(ls "artifacts/$target" 2>/dev/null | wc -l)
     echo "== $target (${secs}s)"

@@ -93,6 +93,18 @@ def dialect_seeds():
                     write("dialects", bytes([(len(text) % 15) * 17 + i]) + text.encode("utf-8"))
 
 
+def protocol_seeds():
+    # Each bundled response and dialect example behind the configuration
+    # byte (its dialect, or 17: fences and tags) and a push size.
+    examples = os.path.join(TESTS, "..", "examples", "responses")
+    for f in sorted(glob.glob(os.path.join(examples, "*.md"))):
+        write("protocols", bytes([len(DIALECTS), 6]) + open(f, "rb").read()[:4000])
+    for i, name in enumerate(DIALECTS):
+        f = os.path.join(examples, "dialects", name + ".txt")
+        if os.path.exists(f):
+            write("protocols", bytes([i, 3]) + open(f, "rb").read()[:4000])
+
+
 def main():
     seen = set()
     for i, text in enumerate(literals()):
@@ -114,3 +126,4 @@ def main():
 if __name__ == "__main__":
     main()
     dialect_seeds()
+    protocol_seeds()
