@@ -123,6 +123,10 @@ fn main() {
         print_targets(targets);
         return;
     }
+    if std::env::args().nth(1).as_deref() == Some("protocols") {
+        protocols();
+        return;
+    }
     let narrative = support::narrative_corpus(100_000);
     let actions = support::action_corpus(100_000);
 
@@ -581,6 +585,75 @@ fn dialects(targets: &mut Vec<(String, String, bool)>) {
 /// 16-byte chunks that yield to the runtime between chunks, on one
 /// current-thread tokio runtime; against the same responses parsed one
 /// after another with a plain `Parser`.
+/// Protocols out: the events of a dialect example and of an action-heavy
+/// response, written in each format; time per MB of response, against
+/// parsing the same response (measured in the same run).
+fn protocols() {
+    use actionstream::protocol::{Encoder, Format, Options};
+    println!("### Protocols out (events written in each format)\n");
+    println!("| input | format | MB/s of response | encoding ÷ parsing |");
+    println!("|---|---|---:|---:|");
+    let dialect_text = {
+        let one = std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/examples/responses/dialects/qwen3_coder.txt"
+        ))
+        .expect("the qwen3_coder example");
+        one.repeat((1 << 20) / one.len() + 1)
+    };
+    let inputs = [
+        (
+            "qwen3_coder example, 1 MB",
+            dialect_parser("qwen3_coder", true),
+            dialect_text,
+        ),
+        (
+            "action-heavy, 100 KB",
+            Parser::new(actionstream::Config::default().argument_deltas(true)),
+            support::action_corpus(100_000),
+        ),
+    ];
+    for (name, template, text) in inputs {
+        let parse = || {
+            let mut p = template.sibling();
+            let mut events = Vec::new();
+            p.push(&text, &mut events);
+            p.finish(&mut events);
+            events
+        };
+        let events = parse();
+        for format in [
+            "events",
+            "openai-chat",
+            "openai-responses",
+            "anthropic",
+            "ai-sdk",
+            "ag-ui",
+        ] {
+            let format: Format = format.parse().expect("a format");
+            let mut encode = || {
+                let mut e = Encoder::new(format, Options::default().id("b").created(0));
+                let mut out = String::new();
+                e.start(&mut out);
+                for ev in &events {
+                    e.event(ev, &mut out);
+                }
+                e.finish(&mut out);
+                std::hint::black_box(out.len());
+            };
+            let mut parse_once = || {
+                std::hint::black_box(parse().len());
+            };
+            let t = fastest_of_each(5, &mut [&mut encode, &mut parse_once]);
+            println!(
+                "| {name} | {format} | {:.0} | {:.2} |",
+                mbps(text.len(), t[0]),
+                t[0].as_secs_f64() / t[1].as_secs_f64()
+            );
+        }
+    }
+}
+
 fn scale() {
     use actionstream::stream::ParseExt;
     use futures::StreamExt;
