@@ -296,6 +296,15 @@ fn section(
 }
 
 const HARMONY_ENDS: [&str; 3] = ["<|end|>", "<|return|>", "<|call|>"];
+/// Harmony markers that stand outside blocks and are in no event when met
+/// in narrative: the message ends and the header's inner markers.
+pub(crate) const HARMONY_DROPPED: [&str; 5] = [
+    "<|end|>",
+    "<|return|>",
+    "<|call|>",
+    "<|message|>",
+    "<|constrain|>",
+];
 const HARMONY_HEADERS: [&str; 2] = ["<|start|>", "<|channel|>"];
 
 impl Compiled {
@@ -341,10 +350,7 @@ impl Compiled {
                 for m in HARMONY_HEADERS {
                     outer.push((m.to_owned(), Outer::Header));
                 }
-                for m in HARMONY_ENDS
-                    .iter()
-                    .chain(["<|message|>", "<|constrain|>"].iter())
-                {
+                for m in HARMONY_DROPPED.iter() {
                     outer.push(((*m).to_owned(), Outer::Ignore));
                 }
             }
