@@ -123,72 +123,18 @@ fn main() {
         print_targets(targets);
         return;
     }
+    if std::env::args().nth(1).as_deref() == Some("throughput") {
+        throughput(&mut targets);
+        print_targets(targets);
+        return;
+    }
     if std::env::args().nth(1).as_deref() == Some("protocols") {
         protocols();
         return;
     }
+    throughput(&mut targets);
     let narrative = support::narrative_corpus(100_000);
     let actions = support::action_corpus(100_000);
-
-    // -- throughput -----------------------------------------------------
-    println!("### Throughput (100 KB responses)\n");
-    println!("| corpus | chunks | MB/s | vs whole |");
-    println!("|---|---|---:|---:|");
-    let mut whole_times = Vec::new();
-    for (name, text) in [("narrative-heavy", &narrative), ("action-heavy", &actions)] {
-        let whole = time(9, || support::parse_chunked(text.as_bytes(), 0));
-        whole_times.push(whole);
-        println!("| {name} | whole | {:.0} | 1.00 |", mbps(text.len(), whole));
-        for chunk in [1usize, 4, 16, 64] {
-            let d = time(5, || support::parse_chunked(text.as_bytes(), chunk));
-            let ratio = whole.as_secs_f64() / d.as_secs_f64();
-            println!(
-                "| {name} | {chunk} B | {:.0} | {ratio:.2} |",
-                mbps(text.len(), d)
-            );
-            if chunk == 4 {
-                targets.push((
-                    format!("4-byte chunks ≥ 40% of whole ({name})"),
-                    format!("{:.0}%", ratio * 100.0),
-                    ratio >= 0.4,
-                ));
-            }
-        }
-        if name == "narrative-heavy" {
-            let gbps = mbps(text.len(), whole) / 1000.0;
-            targets.push((
-                "whole input ≥ 1 GB/s on narrative".into(),
-                format!("{gbps:.2} GB/s"),
-                gbps >= 1.0,
-            ));
-        }
-    }
-
-    // -- serde_json floor -------------------------------------------------
-    println!("\n### Against serde_json alone on the same blocks (whole input)\n");
-    println!("| corpus | blocks | actionstream | serde_json::from_str of the blocks | ratio |");
-    println!("|---|---:|---:|---:|---:|");
-    for ((name, text), whole) in [("narrative-heavy", &narrative), ("action-heavy", &actions)]
-        .into_iter()
-        .zip(&whole_times)
-    {
-        let blocks = support::blocks(text);
-        let floor = time(9, || support::serde_floor(&blocks));
-        let ratio = whole.as_secs_f64() / floor.as_secs_f64();
-        println!(
-            "| {name} | {} | {:.0} µs | {:.0} µs | {ratio:.2}x |",
-            blocks.len(),
-            whole.as_secs_f64() * 1e6,
-            floor.as_secs_f64() * 1e6
-        );
-        if name == "action-heavy" {
-            targets.push((
-                "within 2x of serde_json on action-heavy".into(),
-                format!("{ratio:.2}x"),
-                ratio <= 2.0,
-            ));
-        }
-    }
 
     // -- re-parse baseline ----------------------------------------------
     println!(
@@ -323,6 +269,107 @@ fn main() {
     dialects(&mut targets);
 
     print_targets(targets);
+}
+
+/// Throughput whole and chunked, both push paths, and the action-heavy
+/// corpus against serde_json alone on the same blocks
+/// (`bench_report -- throughput` runs only this).
+fn throughput(targets: &mut Vec<(String, String, bool)>) {
+    let narrative = support::narrative_corpus(100_000);
+    let actions = support::action_corpus(100_000);
+
+    // -- throughput -----------------------------------------------------
+    println!("### Throughput (100 KB responses)\n");
+    println!("Collecting: `Parser::push_bytes` into a `Vec<Event>`. Borrowing: `Parser::push_bytes_with`, narrative lent from the pushed text.\n");
+    println!("| corpus | chunks | collecting MB/s | vs whole | borrowing MB/s | vs whole |");
+    println!("|---|---|---:|---:|---:|---:|");
+    let mut whole_times = Vec::new();
+    for (name, text) in [("narrative-heavy", &narrative), ("action-heavy", &actions)] {
+        let bytes = text.as_bytes();
+        let whole = fastest_of_each(
+            5,
+            &mut [
+                &mut || {
+                    std::hint::black_box(support::parse_chunked(bytes, 0));
+                },
+                &mut || {
+                    std::hint::black_box(support::parse_chunked_borrowed(bytes, 0));
+                },
+            ],
+        );
+        whole_times.push(whole[0]);
+        println!(
+            "| {name} | whole | {:.0} | 1.00 | {:.0} | 1.00 |",
+            mbps(text.len(), whole[0]),
+            mbps(text.len(), whole[1])
+        );
+        for chunk in [1usize, 4, 16, 64] {
+            let d = fastest_of_each(
+                5,
+                &mut [
+                    &mut || {
+                        std::hint::black_box(support::parse_chunked(bytes, chunk));
+                    },
+                    &mut || {
+                        std::hint::black_box(support::parse_chunked_borrowed(bytes, chunk));
+                    },
+                ],
+            );
+            let ratio = whole[0].as_secs_f64() / d[0].as_secs_f64();
+            let borrowed = whole[1].as_secs_f64() / d[1].as_secs_f64();
+            println!(
+                "| {name} | {chunk} B | {:.0} | {ratio:.2} | {:.0} | {borrowed:.2} |",
+                mbps(text.len(), d[0]),
+                mbps(text.len(), d[1])
+            );
+            if chunk == 4 {
+                targets.push((
+                    format!("4-byte chunks ≥ 40% of whole ({name}, borrowing path)"),
+                    format!("{:.0}%", borrowed * 100.0),
+                    borrowed >= 0.4,
+                ));
+                targets.push((
+                    format!("4-byte chunks vs whole ({name}, collecting path)"),
+                    format!("{:.0}%", ratio * 100.0),
+                    true,
+                ));
+            }
+        }
+        if name == "narrative-heavy" {
+            let gbps = mbps(text.len(), whole[0]) / 1000.0;
+            targets.push((
+                "whole input ≥ 1 GB/s on narrative".into(),
+                format!("{gbps:.2} GB/s"),
+                gbps >= 1.0,
+            ));
+        }
+    }
+
+    // -- serde_json floor -------------------------------------------------
+    println!("\n### Against serde_json alone on the same blocks (whole input)\n");
+    println!("| corpus | blocks | actionstream | serde_json::from_str of the blocks | ratio |");
+    println!("|---|---:|---:|---:|---:|");
+    for ((name, text), whole) in [("narrative-heavy", &narrative), ("action-heavy", &actions)]
+        .into_iter()
+        .zip(&whole_times)
+    {
+        let blocks = support::blocks(text);
+        let floor = time(9, || support::serde_floor(&blocks));
+        let ratio = whole.as_secs_f64() / floor.as_secs_f64();
+        println!(
+            "| {name} | {} | {:.0} µs | {:.0} µs | {ratio:.2}x |",
+            blocks.len(),
+            whole.as_secs_f64() * 1e6,
+            floor.as_secs_f64() * 1e6
+        );
+        if name == "action-heavy" {
+            targets.push((
+                "within 2x of serde_json on action-heavy".into(),
+                format!("{ratio:.2}x"),
+                ratio <= 2.0,
+            ));
+        }
+    }
 }
 
 fn print_targets(targets: Vec<(String, String, bool)>) {

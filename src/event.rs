@@ -427,6 +427,79 @@ impl Event {
     }
 }
 
+/// An event as the borrowing push path gives it ([`Parser::push_with`]):
+/// narrative and reasoning borrow the pushed text (or the parser's buffer)
+/// instead of owning a copy, in the manner of pulldown-cmark's `CowStr`;
+/// the rarer action events are lent by reference. The borrow lasts for
+/// the call that receives it; [`EventRef::to_event`] keeps one.
+///
+/// Adjacent narrative (and reasoning) may come in more pieces than from
+/// [`Parser::push`], which merges them; the text is the same.
+///
+/// [`Parser::push_with`]: crate::Parser::push_with
+/// [`Parser::push`]: crate::Parser::push
+///
+/// ```
+/// use actionstream::{EventRef, Parser};
+///
+/// let mut parser = Parser::default();
+/// let (mut prose, mut actions) = (String::new(), Vec::new());
+/// let mut on_event = |e: EventRef<'_>| match e {
+///     EventRef::Narrative(text) => prose.push_str(text),
+///     EventRef::Action(event) => actions.push(event.clone()),
+///     _ => {}
+/// };
+/// for chunk in ["Hi. <action_call name=\"f\">{}</act", "ion_call> Bye."] {
+///     parser.push_with(chunk, &mut on_event);
+/// }
+/// parser.finish_with(&mut on_event);
+/// assert_eq!(prose, "Hi.  Bye.");
+/// assert_eq!(actions.len(), 2); // started, complete
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq)]
+#[non_exhaustive]
+pub enum EventRef<'a> {
+    /// Text certain to be narrative ([`Event::Narrative`]).
+    Narrative(&'a str),
+    /// Reasoning ([`Event::Reasoning`]).
+    Reasoning(&'a str),
+    /// Any other event: an action's start, deltas or end.
+    Action(&'a Event),
+}
+
+impl<'a> EventRef<'a> {
+    /// The event, owned.
+    ///
+    /// ```
+    /// use actionstream::{Event, EventRef};
+    /// assert_eq!(EventRef::Narrative("hi").to_event(), Event::Narrative("hi".into()));
+    /// ```
+    pub fn to_event(&self) -> Event {
+        match *self {
+            EventRef::Narrative(text) => Event::Narrative(text.to_owned()),
+            EventRef::Reasoning(text) => Event::Reasoning(text.to_owned()),
+            EventRef::Action(event) => event.clone(),
+        }
+    }
+}
+
+impl<'a> From<&'a Event> for EventRef<'a> {
+    /// Lends an owned event.
+    ///
+    /// ```
+    /// use actionstream::{Event, EventRef};
+    /// let event = Event::Reasoning("hmm".into());
+    /// assert_eq!(EventRef::from(&event), EventRef::Reasoning("hmm"));
+    /// ```
+    fn from(event: &'a Event) -> Self {
+        match event {
+            Event::Narrative(text) => EventRef::Narrative(text),
+            Event::Reasoning(text) => EventRef::Reasoning(text),
+            other => EventRef::Action(other),
+        }
+    }
+}
+
 /// Where events are collected: [`Event`]s themselves, or items that wrap
 /// them among other things (the SSE decoder's items). Lets
 /// [`push_narrative`] merge narrative in either.

@@ -78,8 +78,8 @@ pub mod typed;
 pub use config::{Config, ParserSettings};
 pub use config_file::{ActionsSection, ConfigError, ConfigFile};
 pub use event::{
-    Action, ActionError, ActionId, ErrorKind, Event, InvalidAction, Repair, RepairKind, Span,
-    Syntax,
+    Action, ActionError, ActionId, ErrorKind, Event, EventRef, InvalidAction, Repair, RepairKind,
+    Span, Syntax,
 };
 pub(crate) use parser::NativeId;
 pub use parser::{narrative, parse_str, parse_str_with, Parser};

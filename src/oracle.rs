@@ -2,7 +2,8 @@
 //! tests and the fuzz targets share.
 //!
 //! [`check`] parses one input whole, one byte at a time, at every two-way
-//! split (or a spread of them, for long inputs) and at random splits; it
+//! split (or a spread of them, for long inputs) and at random splits,
+//! through both push paths (collecting and borrowing); it
 //! merges adjacent narrative (and reasoning) and asserts that every run gives
 //! the same events, that narrative, reasoning and block raws give back the
 //! input, and that every started id ends exactly once, ids counting from 0.
@@ -32,6 +33,21 @@ pub fn run_chunks<'a>(config: &Config, chunks: impl IntoIterator<Item = &'a [u8]
         parser.push_bytes(chunk, &mut events);
     }
     parser.finish(&mut events);
+    merge(events)
+}
+
+/// [`run_chunks`] through the borrowing path ([`Parser::push_bytes_with`]):
+/// the events lent, owned and merged.
+pub fn run_chunks_borrowed<'a>(
+    config: &Config,
+    chunks: impl IntoIterator<Item = &'a [u8]>,
+) -> Vec<Event> {
+    let mut parser = Parser::new(config.clone());
+    let mut events = Vec::new();
+    for chunk in chunks {
+        parser.push_bytes_with(chunk, |e| events.push(e.to_event()));
+    }
+    parser.finish_with(|e| events.push(e.to_event()));
     merge(events)
 }
 
@@ -90,6 +106,10 @@ pub fn check_bytes(config: &Config, bytes: &[u8]) -> Vec<Event> {
 
     let bytewise = run_chunks(config, bytes.chunks(1));
     assert_same(&whole, &bytewise, "one byte at a time");
+    let borrowed = run_chunks_borrowed(config, bytes.chunks(1));
+    assert_same(&whole, &borrowed, "one byte at a time, borrowing path");
+    let borrowed = run_chunks_borrowed(config, [bytes]);
+    assert_same(&whole, &borrowed, "whole, borrowing path");
 
     let splits: Vec<usize> = if bytes.len() <= ALL_SPLITS_UP_TO {
         (1..bytes.len()).collect()
@@ -97,17 +117,25 @@ pub fn check_bytes(config: &Config, bytes: &[u8]) -> Vec<Event> {
         let step = bytes.len() / 200 + 1;
         (1..bytes.len()).step_by(step).collect()
     };
+    // Odd splits and seeds go through the borrowing path, even ones
+    // through the collecting one: both paths see every kind of cut.
     for at in splits {
         let (a, b) = bytes.split_at(at);
-        let got = run_chunks(config, [a, b]);
-        assert_same(&whole, &got, &format!("split at byte {at}"));
+        let (got, path) = if at % 2 == 1 {
+            (run_chunks_borrowed(config, [a, b]), ", borrowing path")
+        } else {
+            (run_chunks(config, [a, b]), "")
+        };
+        assert_same(&whole, &got, &format!("split at byte {at}{path}"));
     }
     for seed in 0..8u64 {
-        let got = run_chunks(
-            config,
-            random_chunks(bytes, seed, 1 + (seed as usize * 9) % 64),
-        );
-        assert_same(&whole, &got, &format!("random chunks, seed {seed}"));
+        let chunks = random_chunks(bytes, seed, 1 + (seed as usize * 9) % 64);
+        let (got, path) = if seed % 2 == 1 {
+            (run_chunks_borrowed(config, chunks), ", borrowing path")
+        } else {
+            (run_chunks(config, chunks), "")
+        };
+        assert_same(&whole, &got, &format!("random chunks, seed {seed}{path}"));
     }
     whole
 }

@@ -23,7 +23,27 @@ impl Utf8Decoder {
     }
 
     /// Decodes `bytes`, calling `emit` with each run of text.
-    pub fn decode(&mut self, bytes: &[u8], mut emit: impl FnMut(&str)) {
+    #[inline]
+    pub fn decode(&mut self, mut bytes: &[u8], mut emit: impl FnMut(&str)) {
+        // The common case, inline: nothing carried, the chunk whole text.
+        if self.carried == 0 {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => {
+                    if !text.is_empty() {
+                        emit(text);
+                    }
+                    return;
+                }
+                Err(e) => {
+                    let (good, rest) = bytes.split_at(e.valid_up_to());
+                    if !good.is_empty() {
+                        // Valid by construction.
+                        emit(std::str::from_utf8(good).unwrap_or_default());
+                    }
+                    bytes = rest;
+                }
+            }
+        }
         self.decode_dyn(bytes, &mut emit);
     }
 

@@ -206,6 +206,22 @@ pub fn parse_chunked(text: &[u8], chunk: usize) -> usize {
     n + events.len()
 }
 
+/// [`parse_chunked`] through the borrowing path (`Parser::push_bytes_with`):
+/// narrative lent, not allocated. Returns the number of events.
+pub fn parse_chunked_borrowed(text: &[u8], chunk: usize) -> usize {
+    let mut parser = Parser::new(Config::default());
+    let mut n = 0;
+    if chunk == 0 {
+        parser.push_bytes_with(text, |_| n += 1);
+    } else {
+        for c in text.chunks(chunk) {
+            parser.push_bytes_with(c, |_| n += 1);
+        }
+    }
+    parser.finish_with(|_| n += 1);
+    n
+}
+
 /// The baseline: a batch parser (find each ```json, try serde_json at each
 /// ``` closer after it) re-run on the accumulated text after every chunk,
 /// as a batch parser is used on a stream. Returns the actions of the last

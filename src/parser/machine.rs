@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::event::Syntax;
 use crate::scan::fence::{CloseProbe, Fence, OpenProbe, Probe};
 use crate::scan::json::JsonScanner;
-use crate::scan::line::plain_line_start;
+use crate::scan::line::{plain_line_start, LineContext};
 use crate::scan::naming::Naming;
 use crate::scan::tag::{find_closer, Found, TagProbe, MAX_OPENER};
 
@@ -38,8 +38,12 @@ impl Machine {
     }
 
     pub fn push(&mut self, text: &str, emit: &mut Emit<'_>) {
-        self.buf.push_str(text);
-        self.run(emit);
+        let (settled, rest) = self.take_settled(text);
+        emit.narrative(settled);
+        if !rest.is_empty() {
+            self.buf.push_str(rest);
+            self.run(emit);
+        }
     }
 
     /// Runs the machine over what is buffered.
@@ -100,68 +104,78 @@ impl Machine {
     // -- narrative ----------------------------------------------------------
 
     fn narrative_text(&mut self) -> Flow {
-        let end = self.end();
-        // A backtick run cut by the last push may continue.
-        if self.line.run > 0 {
-            while self.pos < end && self.byte(self.pos) == b'`' {
-                self.line.run += 1;
-                self.pos += 1;
+        let from = self.pos;
+        let rest = &self.buf.as_bytes()[from - self.base..];
+        match scan_text(&mut self.line, &self.shared.tag_first, rest) {
+            Stop::End => {
+                self.pos = self.end();
+                Flow::Wait
             }
-            if self.pos == end {
-                return Flow::Wait;
+            Stop::LineStart(i) => {
+                self.pos = from + i;
+                self.state = State::LineStart {
+                    probe: self.line.fence_probe(),
+                    from: self.pos,
+                };
+                Flow::Go
             }
-            self.line.end_run();
-        }
-        loop {
-            let rest = &self.buf.as_bytes()[self.pos - self.base..];
-            let Some(i) = memchr3(b'\n', b'<', b'`', rest) else {
-                self.pos = end;
-                return Flow::Wait;
-            };
-            let at = self.pos + i;
-            match rest[i] {
-                b'\n' => {
-                    self.pos = at + 1;
-                    self.line.new_line();
-                    // Most lines start with a byte that can begin neither a
-                    // fence nor a list item: no probe for them.
-                    if rest.get(i + 1).is_some_and(|&c| plain_line_start(c)) {
-                        self.line.plain_line();
-                        continue;
-                    }
-                    self.state = State::LineStart {
-                        probe: self.line.fence_probe(),
-                        from: self.pos,
-                    };
-                    return Flow::Go;
-                }
-                b'`' => {
-                    let run = rest[i..].iter().take_while(|&&b| b == b'`').count();
-                    self.pos = at + run;
-                    self.line.run = run;
-                    if self.pos == end {
-                        return Flow::Wait;
-                    }
-                    self.line.end_run();
-                }
-                _ => {
-                    self.pos = at + 1;
-                    // A `<` followed by a byte that begins no tag name is text.
-                    let next = rest.get(i + 1).copied();
-                    let first = &self.shared.tag_first;
-                    if next.is_some_and(|c| first[usize::from(c >> 6)] >> (c & 63) & 1 == 0) {
-                        continue;
-                    }
-                    if !self.line.in_code() {
-                        self.state = State::TagOpen {
-                            probe: Box::new(TagProbe::new()),
-                            from: at,
-                        };
-                        return Flow::Go;
-                    }
-                }
+            Stop::TagOpen(i) => {
+                self.pos = from + i + 1;
+                self.state = State::TagOpen {
+                    probe: Box::new(TagProbe::new()),
+                    from: from + i,
+                };
+                Flow::Go
             }
         }
+    }
+
+    /// The borrowing path: when the machine holds nothing and reads
+    /// narrative mid-line, the front of `text` that is certain narrative is
+    /// read straight from `text`, never copied into the buffer. Returns that
+    /// narrative and the rest of `text`, which the machine must read next
+    /// (through [`Machine::push`]); the state is moved past the narrative.
+    ///
+    /// The rule is [`scan_text`]'s, the one the buffered path uses: the
+    /// same bytes decide the same way whichever path reads them.
+    #[inline]
+    pub fn take_settled<'t>(&mut self, text: &'t str) -> (&'t str, &'t str) {
+        if !matches!(self.state, State::Text)
+            || self.start != self.end()
+            || self.spec.shadow().is_some()
+        {
+            return ("", text);
+        }
+        let stop = scan_text(&mut self.line, &self.shared.tag_first, text.as_bytes());
+        let n = match stop {
+            Stop::End => text.len(),
+            Stop::LineStart(i) | Stop::TagOpen(i) => i,
+        };
+        // Nothing is held, so the buffer restarts at the first byte not
+        // given out.
+        let at = self.end() + n;
+        self.buf.clear();
+        self.base = at;
+        self.start = at;
+        self.pos = at;
+        match stop {
+            Stop::End => {}
+            Stop::LineStart(_) => {
+                self.state = State::LineStart {
+                    probe: self.line.fence_probe(),
+                    from: at,
+                }
+            }
+            Stop::TagOpen(_) => {
+                // The `<` is the first byte of the rest.
+                self.pos = at + 1;
+                self.state = State::TagOpen {
+                    probe: Box::new(TagProbe::new()),
+                    from: at,
+                };
+            }
+        }
+        text.split_at(n)
     }
 
     /// Moves to the start of a new line at `at`.
@@ -451,5 +465,77 @@ impl Machine {
         self.pos = end;
         self.emit_narrative_to(end, emit);
         self.state = State::Text;
+    }
+}
+
+/// Where [`scan_text`] stopped.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Stop {
+    /// All of the text is narrative (a backtick run at its end may go on).
+    End,
+    /// A line begins at this index whose start must be probed (it may open
+    /// a fence); the text before it is narrative.
+    LineStart(usize),
+    /// A `<` at this index may open a call tag; the text before it is
+    /// narrative.
+    TagOpen(usize),
+}
+
+/// Reads narrative mid-line: `bytes` follow the last byte read. Keeps the
+/// line context (inline code, the backtick run that may go on) and stops
+/// where the machine must leave the text state. The one rule for narrative,
+/// used on the buffer and, by the borrowing path, on pushed text.
+#[inline]
+fn scan_text(line: &mut LineContext, tag_first: &[u64; 4], bytes: &[u8]) -> Stop {
+    let mut i = 0;
+    // A backtick run cut by the last push may continue.
+    if line.run > 0 {
+        while i < bytes.len() && bytes[i] == b'`' {
+            line.run += 1;
+            i += 1;
+        }
+        if i == bytes.len() {
+            return Stop::End;
+        }
+        line.end_run();
+    }
+    loop {
+        let Some(j) = memchr3(b'\n', b'<', b'`', &bytes[i..]) else {
+            return Stop::End;
+        };
+        let at = i + j;
+        match bytes[at] {
+            b'\n' => {
+                i = at + 1;
+                line.new_line();
+                // Most lines start with a byte that can begin neither a
+                // fence nor a list item: no probe for them.
+                if bytes.get(i).is_some_and(|&c| plain_line_start(c)) {
+                    line.plain_line();
+                    continue;
+                }
+                return Stop::LineStart(i);
+            }
+            b'`' => {
+                let run = bytes[at..].iter().take_while(|&&b| b == b'`').count();
+                i = at + run;
+                line.run = run;
+                if i == bytes.len() {
+                    return Stop::End;
+                }
+                line.end_run();
+            }
+            _ => {
+                i = at + 1;
+                // A `<` followed by a byte that begins no tag name is text.
+                let next = bytes.get(i).copied();
+                if next.is_some_and(|c| tag_first[usize::from(c >> 6)] >> (c & 63) & 1 == 0) {
+                    continue;
+                }
+                if !line.in_code() {
+                    return Stop::TagOpen(at);
+                }
+            }
+        }
     }
 }

@@ -81,7 +81,7 @@ use serde_json::Value;
 
 use crate::config::Config;
 use crate::event::{
-    push_merged, Action, ActionError, ActionId, ErrorKind, Event, InvalidAction, Syntax,
+    push_merged, Action, ActionError, ActionId, ErrorKind, Event, EventRef, InvalidAction, Syntax,
 };
 use crate::utf8::Utf8Decoder;
 
@@ -132,6 +132,9 @@ pub struct Parser {
     /// Internal ids of started actions that have streamed argument pieces.
     streamed: std::collections::BTreeSet<u64>,
     scratch: Vec<Event>,
+    /// Events published for the borrowing path, lent one by one, kept for
+    /// their capacity.
+    lent: Vec<Event>,
 }
 
 impl Default for Parser {
@@ -164,6 +167,7 @@ impl Parser {
             next_public: 0,
             streamed: Default::default(),
             scratch: Vec::new(),
+            lent: Vec::new(),
         }
     }
 
@@ -183,12 +187,106 @@ impl Parser {
         if text.is_empty() {
             return;
         }
+        self.feed(text);
+        self.publish(out);
+    }
+
+    /// The borrowing push path: pushes the next piece of text and calls `f`
+    /// with each event it makes certain, in order. Narrative read straight
+    /// from `text` is lent from it, with no allocation and no copy (the
+    /// common case: a chunk of prose mid-line); the rest is lent from
+    /// events the parser owns. [`Parser::push`] is this with the events
+    /// collected.
+    ///
+    /// ```
+    /// use actionstream::{EventRef, Parser};
+    ///
+    /// let mut parser = Parser::default();
+    /// let mut pieces = Vec::new();
+    /// for chunk in ["Plain ", "prose, ", "no marker."] {
+    ///     parser.push_with(chunk, |e| {
+    ///         if let EventRef::Narrative(text) = e {
+    ///             // Borrowed from `chunk` itself.
+    ///             assert!(std::ptr::eq(text, chunk));
+    ///             pieces.push(text);
+    ///         }
+    ///     });
+    /// }
+    /// assert_eq!(pieces.concat(), "Plain prose, no marker.");
+    /// ```
+    #[inline]
+    pub fn push_with<F: FnMut(EventRef<'_>)>(&mut self, text: &str, mut f: F) {
+        let rest = match self.d {
+            Some(_) => text,
+            None => {
+                let (settled, rest) = self.m.take_settled(text);
+                if !settled.is_empty() {
+                    f(EventRef::Narrative(settled));
+                }
+                rest
+            }
+        };
+        if !rest.is_empty() {
+            self.feed(rest);
+            self.lend(&mut f);
+        }
+    }
+
+    /// [`Parser::push_with`] for bytes of UTF-8 text, cut anywhere, as
+    /// [`Parser::push_bytes`] takes them.
+    ///
+    /// ```
+    /// let mut parser = actionstream::Parser::default();
+    /// let mut text = String::new();
+    /// for chunk in "naïve".as_bytes().chunks(3) {
+    ///     parser.push_bytes_with(chunk, |e| text.push_str(&actionstream::narrative(&[e.to_event()])));
+    /// }
+    /// parser.finish_with(|e| text.push_str(&actionstream::narrative(&[e.to_event()])));
+    /// assert_eq!(text, "naïve");
+    /// ```
+    #[inline]
+    pub fn push_bytes_with<F: FnMut(EventRef<'_>)>(&mut self, bytes: &[u8], mut f: F) {
+        let mut utf8 = std::mem::take(&mut self.utf8);
+        utf8.decode(bytes, |text| self.push_with(text, &mut f));
+        self.utf8 = utf8;
+    }
+
+    /// [`Parser::finish`] for the borrowing path: ends the input and calls
+    /// `f` with each event still to come.
+    ///
+    /// ```
+    /// let mut parser = actionstream::Parser::default();
+    /// parser.push_with("Held: <action_c", |_| {});
+    /// let mut end = Vec::new();
+    /// parser.finish_with(|e| end.push(e.to_event()));
+    /// assert_eq!(actionstream::narrative(&end), "<action_c");
+    /// ```
+    pub fn finish_with<F: FnMut(EventRef<'_>)>(&mut self, mut f: F) {
+        let mut lent = std::mem::take(&mut self.lent);
+        self.finish(&mut lent);
+        for event in lent.drain(..) {
+            f(EventRef::from(&event));
+        }
+        self.lent = lent;
+    }
+
+    /// Runs the machine over `text`; its events wait in `scratch`.
+    fn feed(&mut self, text: &str) {
         let mut emit = Emit::new(&mut self.ids, &mut self.scratch);
         match &mut self.d {
             Some(d) => d.push(text, &mut emit),
             None => self.m.push(text, &mut emit),
         }
-        self.publish(out);
+    }
+
+    /// Publishes what waits in `scratch` and lends each event to `f`.
+    fn lend(&mut self, f: &mut dyn FnMut(EventRef<'_>)) {
+        let mut lent = std::mem::take(&mut self.lent);
+        self.publish(&mut lent);
+        for event in lent.drain(..) {
+            f(EventRef::from(&event));
+        }
+        self.lent = lent;
     }
 
     /// Pushes the next bytes of UTF-8 text; a chunk may end inside a
