@@ -280,30 +280,15 @@ fn throughput(targets: &mut Vec<(String, String, bool)>) {
 
     // -- throughput -----------------------------------------------------
     println!("### Throughput (100 KB responses)\n");
-    println!("Collecting: `Parser::push_bytes` into a `Vec<Event>`. Borrowing: `Parser::push_bytes_with`, narrative lent from the pushed text.\n");
-    println!("| corpus | chunks | collecting MB/s | vs whole | borrowing MB/s | vs whole |");
-    println!("|---|---|---:|---:|---:|---:|");
+    println!("Collecting: `Parser::push_bytes` into a `Vec<Event>`. Borrowing: `Parser::push_bytes_with`, narrative lent from the pushed bytes. Borrowing, `&str`: `Parser::push_with` on `&str` pieces (an SDK's text deltas; no UTF-8 check). Each path's chunked speed is against its own whole-input speed.\n");
+    println!("| corpus | chunks | collecting MB/s | vs whole | borrowing MB/s | vs whole | borrowing, `&str`, MB/s | vs whole |");
+    println!("|---|---|---:|---:|---:|---:|---:|---:|");
     let mut whole_times = Vec::new();
     for (name, text) in [("narrative-heavy", &narrative), ("action-heavy", &actions)] {
-        let bytes = text.as_bytes();
-        let whole = fastest_of_each(
-            5,
-            &mut [
-                &mut || {
-                    std::hint::black_box(support::parse_chunked(bytes, 0));
-                },
-                &mut || {
-                    std::hint::black_box(support::parse_chunked_borrowed(bytes, 0));
-                },
-            ],
-        );
-        whole_times.push(whole[0]);
-        println!(
-            "| {name} | whole | {:.0} | 1.00 | {:.0} | 1.00 |",
-            mbps(text.len(), whole[0]),
-            mbps(text.len(), whole[1])
-        );
-        for chunk in [1usize, 4, 16, 64] {
+        let mut whole = Vec::new();
+        for chunk in [0usize, 1, 4, 16, 64] {
+            let bytes = text.as_bytes();
+            let pieces = support::str_pieces(text, chunk);
             let d = fastest_of_each(
                 5,
                 &mut [
@@ -313,28 +298,48 @@ fn throughput(targets: &mut Vec<(String, String, bool)>) {
                     &mut || {
                         std::hint::black_box(support::parse_chunked_borrowed(bytes, chunk));
                     },
+                    &mut || {
+                        std::hint::black_box(support::parse_pieces_borrowed(&pieces));
+                    },
                 ],
             );
-            let ratio = whole[0].as_secs_f64() / d[0].as_secs_f64();
-            let borrowed = whole[1].as_secs_f64() / d[1].as_secs_f64();
+            if chunk == 0 {
+                whole = d.clone();
+                whole_times.push(d[0]);
+            }
+            let ratio: Vec<f64> = (0..3)
+                .map(|i| whole[i].as_secs_f64() / d[i].as_secs_f64())
+                .collect();
+            let label = if chunk == 0 {
+                "whole".to_string()
+            } else {
+                format!("{chunk} B")
+            };
             println!(
-                "| {name} | {chunk} B | {:.0} | {ratio:.2} | {:.0} | {borrowed:.2} |",
+                "| {name} | {label} | {:.0} | {:.2} | {:.0} | {:.2} | {:.0} | {:.2} |",
                 mbps(text.len(), d[0]),
-                mbps(text.len(), d[1])
+                ratio[0],
+                mbps(text.len(), d[1]),
+                ratio[1],
+                mbps(text.len(), d[2]),
+                ratio[2]
             );
             if chunk == 4 {
-                targets.push((
-                    format!("4-byte chunks ≥ 40% of whole ({name}, borrowing path)"),
-                    format!("{:.0}%", borrowed * 100.0),
-                    borrowed >= 0.4,
-                ));
+                for (i, path) in [(1, "borrowing path, bytes"), (2, "borrowing path, `&str`")] {
+                    targets.push((
+                        format!("4-byte chunks ≥ 40% of whole ({name}, {path})"),
+                        format!("{:.0}%", ratio[i] * 100.0),
+                        ratio[i] >= 0.4,
+                    ));
+                }
                 targets.push((
                     format!("4-byte chunks vs whole ({name}, collecting path)"),
-                    format!("{:.0}%", ratio * 100.0),
+                    format!("{:.0}%", ratio[0] * 100.0),
                     true,
                 ));
             }
         }
+        let whole = &whole;
         if name == "narrative-heavy" {
             let gbps = mbps(text.len(), whole[0]) / 1000.0;
             targets.push((

@@ -22,6 +22,12 @@ impl Utf8Decoder {
         self.replaced
     }
 
+    /// Whether no character is carried, cut by the last chunk.
+    #[inline]
+    pub fn is_idle(&self) -> bool {
+        self.carried == 0
+    }
+
     /// Decodes `bytes`, calling `emit` with each run of text.
     #[inline]
     pub fn decode(&mut self, mut bytes: &[u8], mut emit: impl FnMut(&str)) {

@@ -222,6 +222,37 @@ pub fn parse_chunked_borrowed(text: &[u8], chunk: usize) -> usize {
     n
 }
 
+/// [`parse_chunked_borrowed`] for text that arrives as `&str` pieces (as
+/// an SDK's deltas do): `Parser::push_with` on each of `pieces`.
+pub fn parse_pieces_borrowed(pieces: &[&str]) -> usize {
+    let mut parser = Parser::new(Config::default());
+    let mut n = 0;
+    for piece in pieces {
+        parser.push_with(piece, |_| n += 1);
+    }
+    parser.finish_with(|_| n += 1);
+    n
+}
+
+/// `text` cut into pieces of `size` bytes (0: whole), each moved on to the
+/// next character boundary.
+pub fn str_pieces(text: &str, size: usize) -> Vec<&str> {
+    if size == 0 {
+        return vec![text];
+    }
+    let mut out = Vec::with_capacity(text.len() / size + 1);
+    let mut at = 0;
+    while at < text.len() {
+        let mut end = (at + size).min(text.len());
+        while !text.is_char_boundary(end) {
+            end += 1;
+        }
+        out.push(&text[at..end]);
+        at = end;
+    }
+    out
+}
+
 /// The baseline: a batch parser (find each ```json, try serde_json at each
 /// ``` closer after it) re-run on the accumulated text after every chunk,
 /// as a batch parser is used on a stream. Returns the actions of the last

@@ -140,24 +140,49 @@ impl Machine {
     /// same bytes decide the same way whichever path reads them.
     #[inline]
     pub fn take_settled<'t>(&mut self, text: &'t str) -> (&'t str, &'t str) {
-        if !matches!(self.state, State::Text)
-            || self.start != self.end()
-            || self.spec.shadow().is_some()
+        // The hot case, kept small enough to inline: prose mid-line with no
+        // byte that could end it.
+        if matches!(self.state, State::Text)
+            && self.start == self.end()
+            && self.line.run == 0
+            && find_special(text.as_bytes()).is_none()
+            && self.spec.shadow().is_none()
         {
+            self.given_out(text.len());
+            return (text, "");
+        }
+        self.take_settled_stop(text)
+    }
+
+    /// [`Machine::take_settled`] where the text may stop the narrative.
+    fn take_settled_stop<'t>(&mut self, text: &'t str) -> (&'t str, &'t str) {
+        if self.start != self.end() || self.spec.shadow().is_some() {
             return ("", text);
+        }
+        match self.state {
+            State::Text => {}
+            // A line begun by the last push's last byte: a first byte that
+            // can begin neither a fence nor a list item makes it plain, as
+            // in `scan_text`.
+            State::LineStart { from, .. }
+                if from == self.start
+                    && text
+                        .as_bytes()
+                        .first()
+                        .is_some_and(|&c| plain_line_start(c)) =>
+            {
+                self.line.plain_line();
+                self.state = State::Text;
+            }
+            _ => return ("", text),
         }
         let stop = scan_text(&mut self.line, &self.shared.tag_first, text.as_bytes());
         let n = match stop {
             Stop::End => text.len(),
             Stop::LineStart(i) | Stop::TagOpen(i) => i,
         };
-        // Nothing is held, so the buffer restarts at the first byte not
-        // given out.
-        let at = self.end() + n;
-        self.buf.clear();
-        self.base = at;
-        self.start = at;
-        self.pos = at;
+        self.given_out(n);
+        let at = self.start;
         match stop {
             Stop::End => {}
             Stop::LineStart(_) => {
@@ -176,6 +201,17 @@ impl Machine {
             }
         }
         text.split_at(n)
+    }
+
+    /// `n` bytes read from pushed text were given out, nothing being held:
+    /// the buffer restarts at the first byte not given out.
+    #[inline]
+    fn given_out(&mut self, n: usize) {
+        let at = self.end() + n;
+        self.buf.clear();
+        self.base = at;
+        self.start = at;
+        self.pos = at;
     }
 
     /// Moves to the start of a new line at `at`.
@@ -500,7 +536,7 @@ fn scan_text(line: &mut LineContext, tag_first: &[u64; 4], bytes: &[u8]) -> Stop
         line.end_run();
     }
     loop {
-        let Some(j) = memchr3(b'\n', b'<', b'`', &bytes[i..]) else {
+        let Some(j) = find_special(&bytes[i..]) else {
             return Stop::End;
         };
         let at = i + j;
@@ -539,3 +575,24 @@ fn scan_text(line: &mut LineContext, tag_first: &[u64; 4], bytes: &[u8]) -> Stop
         }
     }
 }
+
+/// The first byte that can end plain narrative: a line end, a `<`, a
+/// backtick. Pushes are often a few bytes (a token), where memchr's set-up
+/// costs more than a plain loop: short slices take the loop.
+#[inline]
+fn find_special(bytes: &[u8]) -> Option<usize> {
+    if bytes.len() < 16 {
+        bytes.iter().position(|&b| SPECIAL[usize::from(b)])
+    } else {
+        memchr3(b'\n', b'<', b'`', bytes)
+    }
+}
+
+/// The bytes [`find_special`] looks for, as a table.
+static SPECIAL: [bool; 256] = {
+    let mut t = [false; 256];
+    t[b'\n' as usize] = true;
+    t[b'<' as usize] = true;
+    t[b'`' as usize] = true;
+    t
+};

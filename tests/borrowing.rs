@@ -1,0 +1,126 @@
+//! The borrowing push path: prose pushed in small pieces is lent from the
+//! pieces themselves, with no allocation, and the path gives the events the
+//! collecting path gives (the oracle runs both at every chunking; this file
+//! checks what the oracle cannot see: that nothing is allocated or copied).
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+use actionstream::{EventRef, Parser};
+
+/// Counts allocations made by this thread's test (tests here run one at a
+/// time: see `ALLOCS_LOCK`).
+struct Counting;
+
+static ALLOCS: AtomicUsize = AtomicUsize::new(0);
+static ALLOCS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.fetch_add(1, Ordering::Relaxed);
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+}
+
+#[global_allocator]
+static ALLOC: Counting = Counting;
+
+/// Prose: lines that start with letters, inline code, a `<` that opens no
+/// tag because a space follows it in the same piece... or not: a `<` at a
+/// piece's end must be held (it may begin `<action_call>`), and held text
+/// is lent from the parser's buffer. So the prose here has none.
+fn prose() -> String {
+    let line = "Plain words, `inline code` and **bold**; 3 > 2, more words here.\n";
+    line.repeat(200)
+}
+
+#[test]
+fn prose_in_small_pieces_allocates_nothing_and_is_lent_from_the_pieces() {
+    let _one = ALLOCS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let text = prose();
+    for size in [1usize, 3, 4, 7, 16] {
+        for first in 1..=size {
+            let mut pieces = vec![&text[..first]];
+            let mut at = first;
+            while at < text.len() {
+                let end = (at + size).min(text.len());
+                pieces.push(&text[at..end]);
+                at = end;
+            }
+            let mut parser = Parser::default();
+            let mut got = String::with_capacity(text.len());
+            let mut borrowed = true;
+            // The first line warms the parser (its first pushes may size
+            // buffers); after it, no piece may allocate.
+            let warm = pieces.iter().position(|p| p.contains('\n')).unwrap_or(0) + 1;
+            let mut before = 0;
+            for (i, piece) in pieces.iter().enumerate() {
+                if i == warm {
+                    before = ALLOCS.load(Ordering::Relaxed);
+                }
+                parser.push_with(piece, |e| match e {
+                    EventRef::Narrative(t) => {
+                        let inside = piece.as_ptr() as usize..piece.as_ptr() as usize + piece.len();
+                        borrowed &= inside.contains(&(t.as_ptr() as usize)) || t.is_empty();
+                        got.push_str(t);
+                    }
+                    other => panic!("only narrative here, got {other:?}"),
+                });
+            }
+            let allocs = ALLOCS.load(Ordering::Relaxed) - before;
+            parser.finish_with(|e| match e {
+                EventRef::Narrative(t) => got.push_str(t),
+                other => panic!("only narrative here, got {other:?}"),
+            });
+            assert_eq!(got, text, "pieces of {size}, first {first}");
+            assert!(
+                borrowed,
+                "pieces of {size}, first {first}: narrative not lent from the piece"
+            );
+            assert_eq!(
+                allocs, 0,
+                "pieces of {size}, first {first}: {allocs} allocations"
+            );
+        }
+    }
+}
+
+#[test]
+fn bytes_cut_inside_characters_still_give_the_text() {
+    let _one = ALLOCS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let text = "Prosa: café, naïve, 😀 and <b>bold</b>.\n".repeat(20);
+    for size in 1..=9 {
+        let mut parser = Parser::default();
+        let mut got = String::new();
+        for piece in text.as_bytes().chunks(size) {
+            parser.push_bytes_with(piece, |e| {
+                if let EventRef::Narrative(t) = e {
+                    got.push_str(t)
+                }
+            });
+        }
+        parser.finish_with(|e| {
+            if let EventRef::Narrative(t) = e {
+                got.push_str(t)
+            }
+        });
+        assert_eq!(got, text, "{size}-byte pieces");
+    }
+}
+
+#[test]
+fn actions_come_through_the_borrowing_path_in_order() {
+    let _one = ALLOCS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let text = "Before.\n```json\n{\"action\": \"search\", \"q\": \"x\"}\n```\nAfter <action_call name=\"f\">{}</action_call> end.";
+    let whole = actionstream::oracle::check(&actionstream::Config::default(), text);
+    for size in 1..=8 {
+        let got = actionstream::oracle::run_chunks_borrowed(
+            &actionstream::Config::default(),
+            text.as_bytes().chunks(size),
+        );
+        assert_eq!(got, whole, "{size}-byte pieces");
+    }
+}
