@@ -202,17 +202,17 @@ impl Parser {
     /// use actionstream::{EventRef, Parser};
     ///
     /// let mut parser = Parser::default();
-    /// let mut pieces = Vec::new();
+    /// let mut prose = String::new();
     /// for chunk in ["Plain ", "prose, ", "no marker."] {
     ///     parser.push_with(chunk, |e| {
     ///         if let EventRef::Narrative(text) = e {
-    ///             // Borrowed from `chunk` itself.
+    ///             // Borrowed from `chunk` itself, for this call.
     ///             assert!(std::ptr::eq(text, chunk));
-    ///             pieces.push(text);
+    ///             prose.push_str(text);
     ///         }
     ///     });
     /// }
-    /// assert_eq!(pieces.concat(), "Plain prose, no marker.");
+    /// assert_eq!(prose, "Plain prose, no marker.");
     /// ```
     #[inline]
     pub fn push_with<F: FnMut(EventRef<'_>)>(&mut self, text: &str, mut f: F) {
