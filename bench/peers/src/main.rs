@@ -1,34 +1,36 @@
 //! actionstream's model dialects against their peer, SGLang's Rust tool-call
-//! parser (the `tool-parser` crate, 1.10.0, from `lightseekorg/smg`), in one
-//! run; prints markdown tables.
+//! parser (the `tool-parser` crate, 1.10.0; its repository as the crate
+//! gives it, `smg-project/smg`), in one run; prints markdown tables.
 //!
 //! ```text
-//! cargo run --release --manifest-path bench/peers/Cargo.toml
+//! cargo run --release --manifest-path bench/peers/Cargo.toml [-- speed | -- splits]
 //! ```
 //!
 //! This crate is its own workspace, built only by hand: the main build never
-//! compiles the peer.
+//! compiles the peer. A full run takes several minutes, most of it the
+//! peer's single runs on the slowest formats.
 //!
 //! 1. **Speed.** For each dialect the peer has a parser for, one
 //!    `write_file` call whose `content` is a 64 KB file body, written in the
 //!    dialect's format, fed in 4-byte chunks to ours (a `Parser` with the
 //!    dialect, argument deltas off and on) and to the peer's streaming parser
-//!    (`parse_incremental`, one fresh parser per run, on a current-thread
-//!    tokio runtime; its chunks are cut at the next character boundary at or
-//!    after 4 bytes, since it takes `&str`). Each timing is the fastest of
-//!    several runs taken in turn; a peer that needs more than a minute for
-//!    one input is run once. Both results are checked: the call's name and
-//!    its whole argument.
+//!    (`parse_incremental` then `get_unstreamed_tool_args`, one fresh parser
+//!    per run, on a current-thread tokio runtime; its chunks are cut at the
+//!    next character boundary at or after 4 bytes, since it takes `&str`).
+//!    Where the peer finds no call in those chunks it is timed again with
+//!    chunks that never cut a marker, as a model's special tokens arrive.
+//!    Each timing is the fastest of several runs taken in turn; a peer that
+//!    needs more than 3 s for one input is run once. Both results are
+//!    checked: the call's name and its whole argument.
 //! 2. **Correctness at splits.** For each dialect's example response
 //!    (`examples/responses/dialects/`) and the peer-format test inputs
-//!    (`tests/data/dialects/`): the calls (names and arguments as JSON)
-//!    found when the text is fed whole, against those found when it is split
-//!    in two at every byte offset (ours: raw bytes, so a split may cut a
-//!    UTF-8 character or a marker; the peer: every character boundary, as it
-//!    takes `&str`), in 4-byte chunks and in 1-byte chunks (the peer: one
+//!    (`tests/data/dialects/`): the calls (names and arguments as JSON) of
+//!    the whole input (ours: the text pushed in one piece; the peer: its
+//!    whole-text `parse_complete`), against those found when the text is
+//!    split in two at every byte offset (ours: raw bytes, so a split may cut
+//!    a UTF-8 character or a marker; the peer: every character boundary, as
+//!    it takes `&str`), in 4-byte chunks and in 1-byte chunks (the peer: one
 //!    character at a time).
-//!
-//! `-- speed` or `-- splits` runs one section.
 
 use std::time::{Duration, Instant};
 
