@@ -19,7 +19,10 @@ struct Cli {
     command: Command,
 }
 
+/// Only the subcommand that is run has its arguments built (`defer`): the
+/// others' are not built for nothing at every start.
 #[derive(Subcommand, Debug)]
+#[command(defer = true)]
 enum Command {
     /// Parse a response (a file or standard input) into JSON lines of events.
     Parse(parse::ParseArgs),

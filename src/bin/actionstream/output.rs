@@ -61,24 +61,28 @@ impl<W: Write> Writer<W> {
         Ok(())
     }
 
-    /// Writes `events` and flushes.
-    pub fn events(&mut self, events: &[Event]) -> std::io::Result<()> {
-        for e in events {
-            match e {
-                Event::Narrative(t) => self.counts.narrative_bytes += t.len(),
-                Event::ActionComplete(_) => self.counts.actions += 1,
-                Event::ActionInvalid(_) => self.counts.invalid += 1,
-                _ => {}
-            }
-            match self.style {
-                Style::Json => {
-                    self.encoder.event(e, &mut self.buf);
-                    self.emit()?;
-                }
-                Style::Pretty => self.pretty(e)?,
-                Style::Summary => {}
-            }
+    /// Writes `e` (or, with `--summary`, only counts it). What is written
+    /// stays in the output's buffer until [`Writer::flush`].
+    pub fn event(&mut self, e: &Event) -> std::io::Result<()> {
+        match e {
+            Event::Narrative(t) => self.counts.narrative_bytes += t.len(),
+            Event::ActionComplete(_) => self.counts.actions += 1,
+            Event::ActionInvalid(_) => self.counts.invalid += 1,
+            _ => {}
         }
+        match self.style {
+            Style::Json => {
+                self.encoder.event(e, &mut self.buf);
+                self.emit()
+            }
+            Style::Pretty => self.pretty(e),
+            Style::Summary => Ok(()),
+        }
+    }
+
+    /// Sends what has been written on: called once per batch of events, so
+    /// that what one read of the input produced goes out in one write.
+    pub fn flush(&mut self) -> std::io::Result<()> {
         self.out.flush()
     }
 
@@ -92,17 +96,13 @@ impl<W: Write> Writer<W> {
         self.out.flush()
     }
 
-    /// Writes a stream-level error line.
+    /// Writes a stream-level error line (sent on with the batch it is in).
     pub fn error(&mut self, message: &str) -> std::io::Result<()> {
         match self.style {
-            Style::Pretty => {
-                writeln!(self.out, "\x1b[31m! {message}\x1b[0m")?;
-                self.out.flush()
-            }
+            Style::Pretty => writeln!(self.out, "\x1b[31m! {message}\x1b[0m"),
             Style::Json => {
                 self.encoder.error(message, &mut self.buf);
-                self.emit()?;
-                self.out.flush()
+                self.emit()
             }
             Style::Summary => Ok(()),
         }

@@ -1,6 +1,6 @@
 //! `actionstream parse`: events as JSON lines, flushed as they are known.
 
-use std::io::{self, Read, Write};
+use std::io::{self, BufRead, Read, Write};
 use std::path::{Path, PathBuf};
 
 use actionstream::chunking::ChunkSizes;
@@ -209,144 +209,197 @@ impl Chunker {
         };
     }
 
-    /// Calls `push` with each whole chunk now available.
-    pub fn feed(&mut self, data: &[u8], mut push: impl FnMut(&[u8])) {
+    /// Calls `push` with each whole chunk now available: straight from
+    /// `data`, but for a chunk begun in an earlier read; keeps the rest.
+    pub fn feed<E>(
+        &mut self,
+        mut data: &[u8],
+        mut push: impl FnMut(&[u8]) -> Result<(), E>,
+    ) -> Result<(), E> {
         if self.next == usize::MAX {
-            push(data);
-            return;
+            return push(data);
         }
-        self.carry.extend_from_slice(data);
-        let mut at = 0;
-        while self.carry.len() - at >= self.next {
-            push(&self.carry[at..at + self.next]);
-            at += self.next;
+        if !self.carry.is_empty() {
+            // The carry is shorter than the chunk it begins.
+            let need = self.next - self.carry.len();
+            if data.len() < need {
+                self.carry.extend_from_slice(data);
+                return Ok(());
+            }
+            self.carry.extend_from_slice(&data[..need]);
+            data = &data[need..];
+            push(&self.carry)?;
+            self.carry.clear();
             self.draw();
         }
-        self.carry.drain(..at);
+        while data.len() >= self.next {
+            let (chunk, rest) = data.split_at(self.next);
+            push(chunk)?;
+            data = rest;
+            self.draw();
+        }
+        self.carry.extend_from_slice(data);
+        Ok(())
     }
 
     /// Pushes what is left.
-    pub fn finish(&mut self, mut push: impl FnMut(&[u8])) {
-        if !self.carry.is_empty() {
-            push(&self.carry);
-            self.carry.clear();
+    pub fn finish<E>(&mut self, push: impl FnOnce(&[u8]) -> Result<(), E>) -> Result<(), E> {
+        if self.carry.is_empty() {
+            return Ok(());
         }
+        let pushed = push(&self.carry);
+        self.carry.clear();
+        pushed
     }
 }
 
-/// Either parser, behind one push interface.
+/// Either parser, behind one push interface. Each keeps a scratch list of
+/// its own events, reused from push to push, so a push allocates nothing
+/// of its own.
 pub enum AnyParser {
-    Text(Box<Parser>),
-    Sse(Box<SseParser>),
+    Text(Box<Parser>, Vec<actionstream::Event>),
+    Sse(Box<SseParser>, Vec<SseItem>),
 }
 
-/// What a push produced.
+/// What a push produced, as `run` hands it from its reader thread.
 pub enum Item {
     Event(actionstream::Event),
     Error(String),
 }
 
+/// Where [`drive`] hands what the parser produces, as it is produced.
+pub trait Sink {
+    /// One event.
+    fn take_event(&mut self, e: actionstream::Event) -> io::Result<()>;
+    /// A stream-level error.
+    fn take_error(&mut self, message: String) -> io::Result<()>;
+    /// The end of what one read of the input produced (with `--pace-ms`,
+    /// one push), and of what the end of the input produced.
+    fn end_batch(&mut self) -> io::Result<()>;
+}
+
 impl AnyParser {
     pub fn new(kind: InputKind, config: Config) -> Self {
         match kind {
-            InputKind::Text => AnyParser::Text(Box::new(Parser::new(config))),
-            InputKind::Sse => AnyParser::Sse(Box::new(SseParser::new(config))),
+            InputKind::Text => AnyParser::Text(Box::new(Parser::new(config)), Vec::new()),
+            InputKind::Sse => AnyParser::Sse(Box::new(SseParser::new(config)), Vec::new()),
         }
     }
 
-    pub fn push(&mut self, bytes: &[u8], out: &mut Vec<Item>) {
+    pub fn push(&mut self, bytes: &[u8], sink: &mut impl Sink) -> io::Result<()> {
         match self {
-            AnyParser::Text(p) => {
-                let mut events = Vec::new();
-                p.push_bytes(bytes, &mut events);
-                out.extend(events.into_iter().map(Item::Event));
+            AnyParser::Text(p, events) => {
+                p.push_bytes(bytes, events);
+                hand_events(events, sink)
             }
-            AnyParser::Sse(p) => {
-                let mut items = Vec::new();
-                p.push(bytes, &mut items);
-                out.extend(items.into_iter().map(from_sse));
+            AnyParser::Sse(p, items) => {
+                p.push(bytes, items);
+                hand_sse(items, sink)
             }
         }
     }
 
-    pub fn finish(&mut self, out: &mut Vec<Item>) {
+    pub fn finish(&mut self, sink: &mut impl Sink) -> io::Result<()> {
         match self {
-            AnyParser::Text(p) => {
-                let mut events = Vec::new();
-                p.finish(&mut events);
-                out.extend(events.into_iter().map(Item::Event));
+            AnyParser::Text(p, events) => {
+                p.finish(events);
+                hand_events(events, sink)?;
                 if p.replaced() > 0 {
-                    out.push(Item::Error(format!(
+                    sink.take_error(format!(
                         "the input held {} invalid UTF-8 sequence(s), read as U+FFFD",
                         p.replaced()
-                    )));
+                    ))?;
                 }
+                Ok(())
             }
-            AnyParser::Sse(p) => {
-                let mut items = Vec::new();
-                p.finish(&mut items);
-                out.extend(items.into_iter().map(from_sse));
+            AnyParser::Sse(p, items) => {
+                p.finish(items);
+                hand_sse(items, sink)
             }
         }
     }
 }
 
-fn from_sse(item: SseItem) -> Item {
-    match item {
-        SseItem::Event(e) => Item::Event(e),
-        SseItem::Error(m) => Item::Error(m),
-    }
+fn hand_events(events: &mut Vec<actionstream::Event>, sink: &mut impl Sink) -> io::Result<()> {
+    events.drain(..).try_for_each(|e| sink.take_event(e))
 }
 
-/// Reads `input` as it arrives and hands each batch of items to `sink`.
+fn hand_sse(items: &mut Vec<SseItem>, sink: &mut impl Sink) -> io::Result<()> {
+    items.drain(..).try_for_each(|item| match item {
+        SseItem::Event(e) => sink.take_event(e),
+        SseItem::Error(m) => sink.take_error(m),
+    })
+}
+
 /// Reads `input` to its end as it arrives, handing each read to `f`.
+///
+/// One read at a time into a 64 KiB buffer that is never zeroed: a small
+/// file touches one page of it, and a pipe's read returns what has arrived
+/// without waiting for the buffer to fill.
 pub fn read_each(
     input: &mut dyn Read,
     mut f: impl FnMut(&[u8]) -> Result<(), String>,
 ) -> Result<(), String> {
-    let mut buf = vec![0u8; 64 * 1024];
+    let mut input = io::BufReader::with_capacity(64 * 1024, input);
     loop {
-        match input.read(&mut buf) {
-            Ok(0) => return Ok(()),
-            Ok(n) => f(&buf[..n])?,
+        match input.fill_buf() {
+            Ok([]) => return Ok(()),
+            Ok(data) => {
+                let n = data.len();
+                f(data)?;
+                input.consume(n);
+            }
             Err(e) if e.kind() == io::ErrorKind::Interrupted => {}
             Err(e) => return Err(format!("cannot read the input: {e}")),
         }
     }
 }
 
+/// Reads `input` as it arrives, pushes it in the chunks the options ask
+/// for, and hands `sink` what each push produced, ending a batch after each
+/// read (with `--pace-ms`, after each push) and at the end.
 pub fn drive(
     mut input: Box<dyn Read + Send>,
     options: &ParseOptions,
     mut parser: AnyParser,
-    mut sink: impl FnMut(Vec<Item>) -> io::Result<()>,
+    sink: &mut impl Sink,
 ) -> Result<(), String> {
     let mut chunker = Chunker::new(options);
     read_each(&mut *input, |data| {
-        match options.pace_ms {
-            None => {
-                let mut items = Vec::new();
-                chunker.feed(data, |chunk| parser.push(chunk, &mut items));
-                sink(items).map_err(write_error)?;
-            }
-            Some(ms) => {
-                // One push at a time, each written out before the pause.
-                let mut chunks: Vec<Vec<u8>> = Vec::new();
-                chunker.feed(data, |chunk| chunks.push(chunk.to_vec()));
-                for chunk in chunks {
-                    let mut items = Vec::new();
-                    parser.push(&chunk, &mut items);
-                    sink(items).map_err(write_error)?;
-                    std::thread::sleep(std::time::Duration::from_millis(ms));
-                }
-            }
-        }
-        Ok(())
+        let pushed = match options.pace_ms {
+            None => chunker
+                .feed(data, |chunk| parser.push(chunk, sink))
+                .and_then(|()| sink.end_batch()),
+            // One push at a time, each written out before the pause.
+            Some(ms) => chunker.feed(data, |chunk| {
+                parser.push(chunk, sink)?;
+                sink.end_batch()?;
+                std::thread::sleep(std::time::Duration::from_millis(ms));
+                Ok(())
+            }),
+        };
+        pushed.map_err(write_error)
     })?;
-    let mut items = Vec::new();
-    chunker.finish(|chunk| parser.push(chunk, &mut items));
-    parser.finish(&mut items);
-    sink(items).map_err(write_error)
+    chunker
+        .finish(|chunk| parser.push(chunk, sink))
+        .and_then(|()| parser.finish(sink))
+        .and_then(|()| sink.end_batch())
+        .map_err(write_error)
+}
+
+/// `parse` writes what it is handed, a batch in one write.
+impl<W: Write> Sink for Writer<W> {
+    fn take_event(&mut self, e: actionstream::Event) -> io::Result<()> {
+        self.event(&e)
+    }
+
+    fn take_error(&mut self, message: String) -> io::Result<()> {
+        self.error(&message)
+    }
+
+    fn end_batch(&mut self) -> io::Result<()> {
+        self.flush()
+    }
 }
 
 fn write_error(e: io::Error) -> String {
@@ -380,7 +433,6 @@ pub fn main(args: ParseArgs) -> Result<(), String> {
     } else {
         Style::Json
     };
-    let stdout = io::stdout();
     let mut options = Options::default().calls(match args.calls {
         CallsArg::Live => Calls::Live,
         CallsArg::Complete => Calls::Complete,
@@ -388,17 +440,12 @@ pub fn main(args: ParseArgs) -> Result<(), String> {
     options.id = args.response_id.clone();
     options.created = args.created;
     let encoder = Encoder::new(args.output, options);
-    let mut writer = Writer::with_encoder(stdout.lock(), style, encoder);
+    // Standard output writes each line as it ends; the writer's own buffer
+    // gathers a batch's lines into one write instead.
+    let out = io::BufWriter::with_capacity(64 * 1024, io::stdout().lock());
+    let mut writer = Writer::with_encoder(out, style, encoder);
     let parser = AnyParser::new(args.options.input, config);
-    let result = drive(input, &args.options, parser, |items| {
-        for item in items {
-            match item {
-                Item::Event(e) => writer.events(std::slice::from_ref(&e))?,
-                Item::Error(m) => writer.error(&m)?,
-            }
-        }
-        Ok(())
-    });
+    let result = drive(input, &args.options, parser, &mut writer);
     match result {
         // A closed pipe downstream is not our failure.
         Err(m) if m.contains("Broken pipe") => return Ok(()),

@@ -10,7 +10,7 @@ use actionstream::{wire, ConfigFile};
 use tokio::sync::mpsc;
 
 use crate::output::{Style, Writer};
-use crate::parse::{self, AnyParser, Item, ParseOptions};
+use crate::parse::{self, AnyParser, Item, ParseOptions, Sink};
 
 #[derive(clap::Args, Debug)]
 pub struct RunArgs {
@@ -91,10 +91,11 @@ async fn run(
 ) -> Result<(), String> {
     let (tx, mut rx) = mpsc::unbounded_channel::<Vec<Item>>();
     let reader = std::thread::spawn(move || {
-        parse::drive(input, &options, parser, |items| {
-            tx.send(items)
-                .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "Broken pipe"))
-        })
+        let mut batches = Batches {
+            items: Vec::new(),
+            tx,
+        };
+        parse::drive(input, &options, parser, &mut batches)
     });
     let stdout = io::stdout();
     let mut writer = Writer::new(stdout.lock(), style);
@@ -107,12 +108,13 @@ async fn run(
                 for item in items {
                     match item {
                         Item::Event(e) => {
-                            writer.events(std::slice::from_ref(&e)).map_err(write_err)?;
+                            writer.event(&e).map_err(write_err)?;
                             session.submit_event(&e);
                         }
                         Item::Error(m) => writer.error(&m).map_err(write_err)?,
                     }
                 }
+                writer.flush().map_err(write_err)?;
             }
             Some(r) = session.next() => writer.line(&wire::result_line(&r)).map_err(write_err)?,
         }
@@ -126,5 +128,30 @@ async fn run(
     match reader.join() {
         Ok(r) => r,
         Err(_) => Err("the input reader failed".into()),
+    }
+}
+
+/// The reader thread's sink: each batch of items, sent whole to the loop
+/// that writes them and submits the actions.
+struct Batches {
+    items: Vec<Item>,
+    tx: mpsc::UnboundedSender<Vec<Item>>,
+}
+
+impl Sink for Batches {
+    fn take_event(&mut self, e: actionstream::Event) -> io::Result<()> {
+        self.items.push(Item::Event(e));
+        Ok(())
+    }
+
+    fn take_error(&mut self, message: String) -> io::Result<()> {
+        self.items.push(Item::Error(message));
+        Ok(())
+    }
+
+    fn end_batch(&mut self) -> io::Result<()> {
+        self.tx
+            .send(std::mem::take(&mut self.items))
+            .map_err(|_| io::Error::new(io::ErrorKind::BrokenPipe, "Broken pipe"))
     }
 }
