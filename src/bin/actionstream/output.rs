@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use actionstream::protocol::{Encoder, Format, Options};
-use actionstream::{wire, Event};
+use actionstream::{wire, Event, EventRef};
 use serde_json::Value;
 
 /// How events are written.
@@ -77,6 +77,31 @@ impl<W: Write> Writer<W> {
             }
             Style::Pretty => self.pretty(e),
             Style::Summary => Ok(()),
+        }
+    }
+
+    /// Whether [`Writer::event_ref`] writes borrowed narrative as
+    /// [`Writer::event`] writes it owned. Not for JSON lines: there each
+    /// narrative event is a line, and the borrowing path may cut a push's
+    /// narrative in two, so the lines (and the golden files) would change.
+    pub fn borrows(&self) -> bool {
+        self.style != Style::Json
+    }
+
+    /// [`Writer::event`] for an event lent by the borrowing push path:
+    /// narrative is counted (or, for people, written) without a copy.
+    pub fn event_ref(&mut self, e: EventRef<'_>) -> std::io::Result<()> {
+        match (e, self.style) {
+            (EventRef::Narrative(t), Style::Summary) => {
+                self.counts.narrative_bytes += t.len();
+                Ok(())
+            }
+            (EventRef::Narrative(t), Style::Pretty) => {
+                self.counts.narrative_bytes += t.len();
+                self.out.write_all(t.as_bytes())
+            }
+            (EventRef::Action(e), _) => self.event(e),
+            (e, _) => self.event(&e.to_event()),
         }
     }
 

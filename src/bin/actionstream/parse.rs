@@ -271,6 +271,17 @@ pub enum Item {
 pub trait Sink {
     /// One event.
     fn take_event(&mut self, e: actionstream::Event) -> io::Result<()>;
+    /// One event lent by the borrowing push path (used when
+    /// [`Sink::borrows`]).
+    fn take_ref(&mut self, e: actionstream::EventRef<'_>) -> io::Result<()> {
+        self.take_event(e.to_event())
+    }
+    /// Whether the sink takes lent events ([`Sink::take_ref`]): the text
+    /// parser then pushes through `Parser::push_bytes_with`, and narrative
+    /// reaches the sink with no `String` made for it.
+    fn borrows(&self) -> bool {
+        false
+    }
     /// A stream-level error.
     fn take_error(&mut self, message: String) -> io::Result<()>;
     /// The end of what one read of the input produced (with `--pace-ms`,
@@ -288,6 +299,15 @@ impl AnyParser {
 
     pub fn push(&mut self, bytes: &[u8], sink: &mut impl Sink) -> io::Result<()> {
         match self {
+            AnyParser::Text(p, _) if sink.borrows() => {
+                let mut result = Ok(());
+                p.push_bytes_with(bytes, |e| {
+                    if result.is_ok() {
+                        result = sink.take_ref(e);
+                    }
+                });
+                result
+            }
             AnyParser::Text(p, events) => {
                 p.push_bytes(bytes, events);
                 hand_events(events, sink)
@@ -391,6 +411,14 @@ pub fn drive(
 impl<W: Write> Sink for Writer<W> {
     fn take_event(&mut self, e: actionstream::Event) -> io::Result<()> {
         self.event(&e)
+    }
+
+    fn take_ref(&mut self, e: actionstream::EventRef<'_>) -> io::Result<()> {
+        self.event_ref(e)
+    }
+
+    fn borrows(&self) -> bool {
+        Writer::borrows(self)
     }
 
     fn take_error(&mut self, message: String) -> io::Result<()> {
