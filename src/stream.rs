@@ -44,6 +44,15 @@
 //! error the response is cut off: actions started and not ended stay so; the
 //! error says why.
 //!
+//! **Many streams.** A stream made with [`ParseExt::parse_events`] builds
+//! its own configuration (about 700 bytes of heap for the default one);
+//! one made with [`ParseExt::parse_events_with`] and a
+//! [`Parser::sibling`] of one template shares the template's, so an idle
+//! stream costs only the adapter's own size. In a spawned task, take the
+//! sibling inside the task (from an `Arc` or `Rc` of the template): a
+//! parser moved into an `async move` block stays in the task's state
+//! beside the adapter that it was moved into, so the task holds it twice.
+//!
 //! **Cancellation safety.** All state lives in the adapter, none in the
 //! future of a `poll_next`: a chunk taken from the inner stream is pushed to
 //! the parser and its items queued within the same poll, before that poll
@@ -377,6 +386,39 @@ where
         Decoded::new(self, Parser::new(config))
     }
 
+    /// Parses the chunks as the response text with `parser`: the way to
+    /// share one configuration among many streams. Each stream takes a
+    /// [`Parser::sibling`] of one template, which shares the template's
+    /// configuration (and its compiled dialects) instead of building its own,
+    /// so a stream costs only its own state (see "Many streams" in the
+    /// [module docs](self)).
+    ///
+    /// ```
+    /// use actionstream::stream::ParseExt;
+    /// use actionstream::{Config, Event, Parser};
+    /// use futures::{stream, StreamExt};
+    ///
+    /// let template = Parser::new(Config::default().fence_tag("plan"));
+    /// let responses = ["```plan\n{\"action\": \"a\"}\n```", "```plan\n{\"action\": \"b\"}\n```"];
+    /// let names: Vec<String> = futures::executor::block_on(async {
+    ///     let mut names = Vec::new();
+    ///     for text in responses {
+    ///         let chunks = stream::iter(text.as_bytes().chunks(4)).map(Ok::<_, std::io::Error>);
+    ///         let mut events = chunks.parse_events_with(template.sibling());
+    ///         while let Some(event) = events.next().await {
+    ///             if let Ok(Event::ActionComplete(a)) = event {
+    ///                 names.push(a.name.clone());
+    ///             }
+    ///         }
+    ///     }
+    ///     names
+    /// });
+    /// assert_eq!(names, ["a", "b"]);
+    /// ```
+    fn parse_events_with(self, parser: Parser) -> Events<Self> {
+        Decoded::new(self, parser)
+    }
+
     /// Parses the chunks as a server-sent-event stream (OpenAI chat
     /// completions or Anthropic Messages), yielding [`SseItem`]s.
     ///
@@ -393,6 +435,27 @@ where
     /// ```
     fn parse_sse(self, config: Config) -> SseEvents<Self> {
         Decoded::new(self, SseParser::new(config))
+    }
+
+    /// Parses the chunks as a server-sent-event stream with `parser`: with
+    /// [`SseParser::with_parser`] and a [`Parser::sibling`] of one template,
+    /// many streams share one configuration.
+    ///
+    /// ```
+    /// use actionstream::sse::{SseItem, SseParser};
+    /// use actionstream::stream::ParseExt;
+    /// use actionstream::{Config, Event, Parser};
+    /// use futures::{stream, StreamExt};
+    ///
+    /// let template = Parser::new(Config::default());
+    /// let sse = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    /// let chunks = stream::iter(sse.as_bytes().chunks(7)).map(Ok::<_, std::io::Error>);
+    /// let items = chunks.parse_sse_with(SseParser::with_parser(template.sibling()));
+    /// let items = futures::executor::block_on(items.collect::<Vec<_>>());
+    /// assert!(matches!(&items[..], [Ok(SseItem::Event(Event::Narrative(t)))] if t == "Hi"));
+    /// ```
+    fn parse_sse_with(self, parser: SseParser) -> SseEvents<Self> {
+        Decoded::new(self, parser)
     }
 }
 
