@@ -44,6 +44,15 @@
 //! error the response is cut off: actions started and not ended stay so; the
 //! error says why.
 //!
+//! **Many streams.** A stream made with [`ParseExt::parse_events`] builds
+//! its own configuration (about 700 bytes of heap for the default one);
+//! one made with [`ParseExt::parse_events_with`] and a
+//! [`Parser::sibling`] of one template shares the template's, so an idle
+//! stream costs only the adapter's own size. In a spawned task, take the
+//! sibling inside the task (from an `Arc` or `Rc` of the template): a
+//! parser moved into an `async move` block stays in the task's state
+//! beside the adapter that it was moved into, so the task holds it twice.
+//!
 //! **Cancellation safety.** All state lives in the adapter, none in the
 //! future of a `poll_next`: a chunk taken from the inner stream is pushed to
 //! the parser and its items queued within the same poll, before that poll
@@ -51,7 +60,6 @@
 //! another branch wins) loses nothing: the next call to `next()` yields the
 //! same item the dropped one would have.
 
-use std::collections::VecDeque;
 use std::fmt;
 use std::io;
 use std::pin::Pin;
@@ -134,6 +142,10 @@ impl Decoder for SseParser {
     }
 }
 
+/// The most items a [`Decoded`] stream keeps room for between chunks; a
+/// chunk that made more has its buffer freed once they are yielded.
+const KEEP_ITEMS: usize = 32;
+
 /// Where a [`Decoded`] stream stands (see the diagram in the module docs).
 #[derive(Debug)]
 enum State<E> {
@@ -167,8 +179,10 @@ pin_project! {
         #[pin]
         inner: S,
         decoder: D,
-        queue: VecDeque<D::Item>,
-        scratch: Vec<D::Item>,
+        // The items of the last chunk not yet yielded, last first: the
+        // decoder appends a chunk's items, they are reversed once, and
+        // each is popped off the end. One buffer, no second copy.
+        ready: Vec<D::Item>,
         state: State<<S as TryStreamItem>::Error>,
     }
 }
@@ -227,8 +241,7 @@ where
         Decoded {
             inner,
             decoder,
-            queue: VecDeque::new(),
-            scratch: Vec::new(),
+            ready: Vec::new(),
             state: State::Reading,
         }
     }
@@ -259,8 +272,13 @@ where
     fn poll_next(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Option<Self::Item>> {
         let mut this = self.project();
         loop {
-            if let Some(item) = this.queue.pop_front() {
+            if let Some(item) = this.ready.pop() {
                 return Poll::Ready(Some(Ok(item)));
+            }
+            if this.ready.capacity() > KEEP_ITEMS {
+                // A chunk with many items: do not hold their room while
+                // the stream waits.
+                *this.ready = Vec::new();
             }
             match std::mem::replace(this.state, State::Done) {
                 State::Done | State::Draining => return Poll::Ready(None),
@@ -274,16 +292,16 @@ where
                 }
                 Poll::Ready(Some(Ok(chunk))) => {
                     *this.state = State::Reading;
-                    this.decoder.push(chunk.as_ref(), this.scratch);
-                    this.queue.extend(this.scratch.drain(..));
+                    this.decoder.push(chunk.as_ref(), this.ready);
+                    this.ready.reverse();
                 }
                 Poll::Ready(Some(Err(e))) => {
                     tracing::debug!("actionstream: the input stream failed; the stream ends");
                     *this.state = State::Failed(e);
                 }
                 Poll::Ready(None) => {
-                    this.decoder.finish(this.scratch);
-                    this.queue.extend(this.scratch.drain(..));
+                    this.decoder.finish(this.ready);
+                    this.ready.reverse();
                     *this.state = State::Draining;
                 }
             }
@@ -292,8 +310,8 @@ where
 
     fn size_hint(&self) -> (usize, Option<usize>) {
         match self.state {
-            State::Reading => (self.queue.len(), None),
-            State::Draining => (self.queue.len(), Some(self.queue.len())),
+            State::Reading => (self.ready.len(), None),
+            State::Draining => (self.ready.len(), Some(self.ready.len())),
             State::Failed(_) => (1, Some(1)),
             State::Done => (0, Some(0)),
         }
@@ -307,7 +325,7 @@ where
     D: Decoder,
 {
     fn is_terminated(&self) -> bool {
-        matches!(self.state, State::Done) && self.queue.is_empty()
+        matches!(self.state, State::Done) && self.ready.is_empty()
     }
 }
 
@@ -320,7 +338,7 @@ where
         f.debug_struct("Decoded")
             .field("inner", &self.inner)
             .field("decoder", &self.decoder)
-            .field("queued", &self.queue.len())
+            .field("queued", &self.ready.len())
             .finish_non_exhaustive()
     }
 }
@@ -368,6 +386,39 @@ where
         Decoded::new(self, Parser::new(config))
     }
 
+    /// Parses the chunks as the response text with `parser`: the way to
+    /// share one configuration among many streams. Each stream takes a
+    /// [`Parser::sibling`] of one template, which shares the template's
+    /// configuration (and its compiled dialects) instead of building its own,
+    /// so a stream costs only its own state (see "Many streams" in the
+    /// [module docs](self)).
+    ///
+    /// ```
+    /// use actionstream::stream::ParseExt;
+    /// use actionstream::{Config, Event, Parser};
+    /// use futures::{stream, StreamExt};
+    ///
+    /// let template = Parser::new(Config::default().fence_tag("plan"));
+    /// let responses = ["```plan\n{\"action\": \"a\"}\n```", "```plan\n{\"action\": \"b\"}\n```"];
+    /// let names: Vec<String> = futures::executor::block_on(async {
+    ///     let mut names = Vec::new();
+    ///     for text in responses {
+    ///         let chunks = stream::iter(text.as_bytes().chunks(4)).map(Ok::<_, std::io::Error>);
+    ///         let mut events = chunks.parse_events_with(template.sibling());
+    ///         while let Some(event) = events.next().await {
+    ///             if let Ok(Event::ActionComplete(a)) = event {
+    ///                 names.push(a.name.clone());
+    ///             }
+    ///         }
+    ///     }
+    ///     names
+    /// });
+    /// assert_eq!(names, ["a", "b"]);
+    /// ```
+    fn parse_events_with(self, parser: Parser) -> Events<Self> {
+        Decoded::new(self, parser)
+    }
+
     /// Parses the chunks as a server-sent-event stream (OpenAI chat
     /// completions or Anthropic Messages), yielding [`SseItem`]s.
     ///
@@ -384,6 +435,27 @@ where
     /// ```
     fn parse_sse(self, config: Config) -> SseEvents<Self> {
         Decoded::new(self, SseParser::new(config))
+    }
+
+    /// Parses the chunks as a server-sent-event stream with `parser`: with
+    /// [`SseParser::with_parser`] and a [`Parser::sibling`] of one template,
+    /// many streams share one configuration.
+    ///
+    /// ```
+    /// use actionstream::sse::{SseItem, SseParser};
+    /// use actionstream::stream::ParseExt;
+    /// use actionstream::{Config, Event, Parser};
+    /// use futures::{stream, StreamExt};
+    ///
+    /// let template = Parser::new(Config::default());
+    /// let sse = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n";
+    /// let chunks = stream::iter(sse.as_bytes().chunks(7)).map(Ok::<_, std::io::Error>);
+    /// let items = chunks.parse_sse_with(SseParser::with_parser(template.sibling()));
+    /// let items = futures::executor::block_on(items.collect::<Vec<_>>());
+    /// assert!(matches!(&items[..], [Ok(SseItem::Event(Event::Narrative(t)))] if t == "Hi"));
+    /// ```
+    fn parse_sse_with(self, parser: SseParser) -> SseEvents<Self> {
+        Decoded::new(self, parser)
     }
 }
 
@@ -498,4 +570,38 @@ pub fn events_from_reader<R: AsyncRead>(reader: R, config: Config) -> Events<Rea
 /// ```
 pub fn sse_from_reader<R: AsyncRead>(reader: R, config: Config) -> SseEvents<ReaderChunks<R>> {
     ReaderChunks::new(reader).parse_sse(config)
+}
+
+#[cfg(all(test, feature = "testkit"))]
+mod tests {
+    use super::*;
+    use futures::StreamExt;
+
+    #[test]
+    fn a_chunk_of_many_items_does_not_keep_its_room_while_the_stream_waits() {
+        let text = "<action_call name=\"a\">{}</action_call>\n".repeat(40);
+        let want = crate::oracle::check(&Config::default(), &text);
+        let (tx, rx) = futures::channel::mpsc::unbounded::<Result<String, io::Error>>();
+        let mut events = rx.parse_events(Config::default());
+        let mut cx = Context::from_waker(futures::task::noop_waker_ref());
+        let mut got = Vec::new();
+        tx.unbounded_send(Ok(text.clone())).expect("sent");
+        // The one chunk's items, then the stream waits for the next chunk.
+        while let Poll::Ready(item) = events.poll_next_unpin(&mut cx) {
+            got.push(item.expect("an item").expect("no transport error"));
+        }
+        assert!(got.len() > 2 * KEEP_ITEMS);
+        assert_eq!(events.ready.capacity(), 0);
+        // The stream goes on as before.
+        tx.unbounded_send(Ok("Done.\n".into())).expect("sent");
+        while let Poll::Ready(item) = events.poll_next_unpin(&mut cx) {
+            got.push(item.expect("an item").expect("no transport error"));
+        }
+        drop(tx);
+        let rest = futures::executor::block_on(events.collect::<Vec<_>>());
+        got.extend(rest.into_iter().map(|e| e.expect("no transport error")));
+        let want_all = crate::oracle::check(&Config::default(), &format!("{text}Done.\n"));
+        assert_eq!(crate::oracle::merge(got), want_all);
+        assert!(want.len() > 2 * KEEP_ITEMS);
+    }
 }

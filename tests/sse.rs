@@ -395,3 +395,40 @@ fn a_parser_is_ready_for_a_new_stream_after_finish() {
     parser.finish(&mut second);
     assert_eq!(first, second);
 }
+
+#[test]
+fn a_parser_made_with_a_sibling_keeps_the_template_configuration_after_finish() {
+    // A `plan` fence is an action fence only in the template's
+    // configuration; it still is after `finish`, on the second stream.
+    let config = Config::default().fence_tag("plan");
+    let delta = |text: &str| {
+        format!(
+            "data: {{\"choices\":[{{\"index\":0,\"delta\":{{\"content\":{}}}}}]}}\n\n",
+            serde_json::to_string(text).expect("a JSON string")
+        )
+    };
+    let bytes = [
+        delta("Plan:\n```pl"),
+        delta("an\n{\"action\": \"branch\", \"name\": \"x\"}\n```\n"),
+        "data: {\"choices\":[{\"index\":0,\"delta\":{},\"finish_reason\":\"stop\"}]}\n\ndata: [DONE]\n\n"
+            .to_string(),
+    ]
+    .concat();
+    let want = check_with(&config, bytes.as_bytes());
+    assert_eq!(
+        summary(&want),
+        [
+            "N:Plan:\n",
+            "S0:branch:fence:plan",
+            r#"C0:branch:{"name":"x"}"#
+        ]
+    );
+    let template = actionstream::Parser::new(config);
+    let mut parser = SseParser::with_parser(template.sibling());
+    for _ in 0..2 {
+        let mut items = Vec::new();
+        parser.push(bytes.as_bytes(), &mut items);
+        parser.finish(&mut items);
+        assert_eq!(merge(items), want);
+    }
+}

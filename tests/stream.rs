@@ -8,6 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::task::{Context, Poll};
 
+use actionstream::chunking::random_chunks;
 use actionstream::oracle;
 use actionstream::sse::{SseItem, SseParser};
 use actionstream::stream::{events_from_reader, sse_from_reader, Error, ParseExt};
@@ -291,4 +292,90 @@ fn the_adapter_is_send_when_its_inner_stream_is() {
     let p = stream::iter([Ok::<_, io::Error>(Bytes::new())]).parse_events(Config::default());
     is_send(&p);
     let _ = Parser::default();
+}
+
+/// The chunkings the oracle tries: whole, one byte at a time, every two-way
+/// split and seeded random pieces.
+fn chunkings(bytes: &[u8]) -> Vec<Vec<&[u8]>> {
+    let mut all = vec![vec![bytes], bytes.chunks(1).collect()];
+    all.extend((1..bytes.len()).map(|at| {
+        let (a, b) = bytes.split_at(at);
+        vec![a, b]
+    }));
+    all.extend((0..8u64).map(|seed| random_chunks(bytes, seed, 1 + (seed as usize * 9) % 64)));
+    all
+}
+
+const PLAN: &str = "First ☃ the plan:\n```plan\n{\"action\": \"branch\", \"name\": \"x\"}\n```\n";
+
+#[tokio::test]
+async fn parse_events_with_a_sibling_gives_the_sync_events_at_every_chunking() {
+    let config = Config::default().fence_tag("plan");
+    let text = format!("{PLAN}{RESPONSE}");
+    let want = oracle::check(&config, &text);
+    assert_eq!(
+        want.iter()
+            .filter(|e| matches!(e, Event::ActionComplete(_)))
+            .count(),
+        3
+    );
+    let template = Parser::new(config);
+    for chunks in chunkings(text.as_bytes()) {
+        let s = stream::iter(chunks).map(Ok::<_, io::Error>);
+        let got = oracle::merge(collect_ok(s.parse_events_with(template.sibling())).await);
+        assert_eq!(got, want);
+    }
+}
+
+#[tokio::test]
+async fn parse_sse_with_a_sibling_gives_the_sync_items_at_every_chunking() {
+    let bytes = sse_file("openai_fenced_action.sse");
+    let want = sync_sse(&bytes);
+    let template = Parser::new(Config::default());
+    for chunks in chunkings(&bytes) {
+        let s = stream::iter(chunks).map(Ok::<_, io::Error>);
+        let parser = SseParser::with_parser(template.sibling());
+        let got = merge_sse(collect_ok(s.parse_sse_with(parser)).await);
+        assert_eq!(got, want);
+    }
+}
+
+#[test]
+fn many_streams_at_once_on_one_thread_share_one_configuration() {
+    // 300 responses at once on one thread, each in its own random pieces
+    // with a task wake-up before each: every stream gets the events of its
+    // own text, and all of them read one configuration.
+    let config = Config::default().fence_tag("plan");
+    let texts = [
+        format!("{PLAN}{RESPONSE}"),
+        RESPONSE.to_string(),
+        format!("{RESPONSE} {PLAN}"),
+    ];
+    let want: Vec<Vec<Event>> = texts.iter().map(|t| oracle::check(&config, t)).collect();
+    let template = Parser::new(config);
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .build()
+        .expect("a runtime");
+    let local = tokio::task::LocalSet::new();
+    local.block_on(&runtime, async {
+        let mut tasks = Vec::new();
+        for i in 0..300u64 {
+            let text = texts[i as usize % texts.len()].clone().into_bytes();
+            let chunks: Vec<Vec<u8>> = random_chunks(&text, i, 1 + i as usize % 24)
+                .into_iter()
+                .map(<[u8]>::to_vec)
+                .collect();
+            let chunks = stream::iter(chunks).then(|c| async move {
+                tokio::task::yield_now().await;
+                Ok::<_, io::Error>(c)
+            });
+            let events = Box::pin(chunks).parse_events_with(template.sibling());
+            assert!(std::ptr::eq(events.decoder().config(), template.config()));
+            tasks.push(tokio::task::spawn_local(collect_ok(events)));
+        }
+        for (i, task) in tasks.into_iter().enumerate() {
+            let got = oracle::merge(task.await.expect("the task ran"));
+            assert_eq!(got, want[i % texts.len()], "stream {i}");
+        }
+    });
 }

@@ -147,9 +147,31 @@ impl SseParser {
     /// A parser for one stream; `config` is that of the inner text [`Parser`]
     /// (and of the validation of native tool calls).
     pub fn new(config: Config) -> Self {
+        SseParser::with_parser(Parser::new(config))
+    }
+
+    /// A parser for one stream whose text is read by `parser`: give it a
+    /// [`Parser::sibling`] of one template and many streams share that
+    /// template's configuration instead of each building its own.
+    ///
+    /// ```
+    /// use actionstream::sse::{SseItem, SseParser};
+    /// use actionstream::{Config, Event, Parser};
+    ///
+    /// let template = Parser::new(Config::default());
+    /// let stream = "data: {\"choices\":[{\"index\":0,\"delta\":{\"content\":\"Hi\"}}]}\n\ndata: [DONE]\n\n";
+    /// for _ in 0..2 {
+    ///     let mut parser = SseParser::with_parser(template.sibling());
+    ///     let mut items = Vec::new();
+    ///     parser.push(stream.as_bytes(), &mut items);
+    ///     parser.finish(&mut items);
+    ///     assert_eq!(items, [SseItem::Event(Event::Narrative("Hi".into()))]);
+    /// }
+    /// ```
+    pub fn with_parser(parser: Parser) -> Self {
         SseParser {
             frames: FrameDecoder::new(),
-            parser: Parser::new(config),
+            parser,
             provider: Provider::Unknown,
             frame_items: Vec::new(),
             events: Vec::new(),
@@ -260,8 +282,12 @@ impl SseParser {
                 "the stream ended before {what}: the response is cut off"
             ));
         }
-        // Ready for another stream, from scratch.
-        *self = SseParser::for_choice(self.parser.config().clone(), self.choice);
+        // Ready for another stream, from scratch (the configuration still
+        // shared, if it was).
+        *self = SseParser {
+            choice: self.choice,
+            ..SseParser::with_parser(self.parser.sibling())
+        };
     }
 
     fn handle(&mut self, items: &mut Vec<FrameItem>, out: &mut Vec<SseItem>) {
