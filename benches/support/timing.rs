@@ -1,0 +1,50 @@
+//! Timing for the one-run reports (`examples/bench_report.rs` and the
+//! peer bench, `bench/peers`): each included by path, so both measure the
+//! same way.
+
+use std::time::{Duration, Instant};
+
+/// The median of `runs` timings of `f`, each repeated until it takes at
+/// least 30 ms (per-call time).
+pub fn time<R>(runs: usize, mut f: impl FnMut() -> R) -> Duration {
+    let mut reps = 1u32;
+    loop {
+        let t = Instant::now();
+        for _ in 0..reps {
+            std::hint::black_box(f());
+        }
+        if t.elapsed() >= Duration::from_millis(30) {
+            break;
+        }
+        reps *= 2;
+    }
+    let mut samples: Vec<Duration> = (0..runs)
+        .map(|_| {
+            let t = Instant::now();
+            for _ in 0..reps {
+                std::hint::black_box(f());
+            }
+            t.elapsed() / reps
+        })
+        .collect();
+    samples.sort();
+    samples[runs / 2]
+}
+
+/// The fastest of `runs` timings of each of `fs`, taken in turn (one run
+/// of each, then the next round), so that a busy spell on a shared machine
+/// falls on all of them alike; per-call time, each run repeated until it
+/// takes at least 30 ms, as in [`time`].
+pub fn fastest_of_each(runs: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<Duration> {
+    let mut best = vec![Duration::MAX; fs.len()];
+    for _ in 0..runs {
+        for (f, best) in fs.iter_mut().zip(&mut best) {
+            *best = (*best).min(time(1, &mut **f));
+        }
+    }
+    best
+}
+
+pub fn mbps(bytes: usize, d: Duration) -> f64 {
+    bytes as f64 / d.as_secs_f64() / 1e6
+}
