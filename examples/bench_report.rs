@@ -24,11 +24,11 @@ use std::time::{Duration, Instant};
 use actionstream::dialect::{Dialect, BUILTIN};
 use actionstream::{Config, Event, Parser};
 
+#[path = "../benches/support/report.rs"]
+mod report;
 #[path = "../benches/support/mod.rs"]
 mod support;
-#[path = "../benches/support/timing.rs"]
-mod timing;
-use timing::{fastest_of_each, mbps, time};
+use report::{fastest_of_each, file_body, mbps, time};
 
 /// Counts live heap bytes and their peak.
 struct Counting;
@@ -420,22 +420,6 @@ fn dialect_parser(name: &str, argument_deltas: bool) -> Parser {
             .dialect(dialect)
             .argument_deltas(argument_deltas),
     )
-}
-
-/// A file body of about `size` bytes: lines of code-like text with no
-/// quotes or backslashes, so each format can write it without escapes
-/// beyond its line endings.
-fn file_body(size: usize) -> String {
-    let mut body = String::with_capacity(size + 64);
-    let mut i = 0;
-    while body.len() < size {
-        body.push_str(&format!(
-            "    let value_{i} = compute(input[{i}], scale * {i}) + offset; // step {i}\n"
-        ));
-        i += 1;
-    }
-    body.truncate(size);
-    body
 }
 
 /// One call to `write_file` whose `content` is a `size`-byte body, as the

@@ -88,11 +88,11 @@ fn main() {
 }
 
 // ---------------------------------------------------------------------------
-// Timing (shared with examples/bench_report.rs)
+// Timing and the long argument (shared with examples/bench_report.rs)
 
-#[path = "../../../benches/support/timing.rs"]
-mod timing;
-use timing::{fastest_of_each, mbps};
+#[path = "../../../benches/support/report.rs"]
+mod report;
+use report::{fastest_of_each, file_body, mbps};
 
 fn ms(d: Duration) -> String {
     let ms = d.as_secs_f64() * 1e3;
@@ -342,22 +342,6 @@ fn token_chunks(text: &str, size: usize) -> Vec<&str> {
 
 // ---------------------------------------------------------------------------
 // 1. Speed
-
-/// A file body of about `size` bytes: lines of code-like text with no
-/// quotes or backslashes, so each format can write it without escapes
-/// beyond its line endings (as `examples/bench_report.rs` builds it).
-fn file_body(size: usize) -> String {
-    let mut body = String::with_capacity(size + 64);
-    let mut i = 0;
-    while body.len() < size {
-        body.push_str(&format!(
-            "    let value_{i} = compute(input[{i}], scale * {i}) + offset; // step {i}\n"
-        ));
-        i += 1;
-    }
-    body.truncate(size);
-    body
-}
 
 /// One call to `write_file` whose `content` is `body`, as the dialect
 /// writes it (the layouts of `examples/responses/dialects/`; Mistral's in

@@ -1,6 +1,6 @@
-//! Timing for the one-run reports (`examples/bench_report.rs` and the
-//! peer bench, `bench/peers`): each included by path, so both measure the
-//! same way.
+//! What the one-run reports (`examples/bench_report.rs` and the peer
+//! bench, `bench/peers`) share, each including this file by path: how they
+//! time, and the long argument they feed the dialects.
 
 use std::time::{Duration, Instant};
 
@@ -47,4 +47,20 @@ pub fn fastest_of_each(runs: usize, fs: &mut [&mut dyn FnMut()]) -> Vec<Duration
 
 pub fn mbps(bytes: usize, d: Duration) -> f64 {
     bytes as f64 / d.as_secs_f64() / 1e6
+}
+
+/// A file body of about `size` bytes: lines of code-like text with no
+/// quotes or backslashes, so each format can write it without escapes
+/// beyond its line endings.
+pub fn file_body(size: usize) -> String {
+    let mut body = String::with_capacity(size + 64);
+    let mut i = 0;
+    while body.len() < size {
+        body.push_str(&format!(
+            "    let value_{i} = compute(input[{i}], scale * {i}) + offset; // step {i}\n"
+        ));
+        i += 1;
+    }
+    body.truncate(size);
+    body
 }
