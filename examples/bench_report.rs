@@ -21,14 +21,14 @@ use std::alloc::{GlobalAlloc, Layout, System};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
-use actionstream::dialect::{Dialect, BUILTIN};
+use actionstream::dialect::BUILTIN;
 use actionstream::{Config, Event, Parser};
 
 #[path = "../benches/support/report.rs"]
 mod report;
 #[path = "../benches/support/mod.rs"]
 mod support;
-use report::{fastest_of_each, file_body, mbps, time};
+use report::{dialect_parser, fastest_of_each, file_body, mbps, time};
 
 /// Counts live heap bytes and their peak.
 struct Counting;
@@ -411,15 +411,6 @@ fn check_deltas(template: &Parser, text: &[u8]) -> (usize, bool) {
         "the deltas start early"
     );
     (pushes, arguments == Some(joined))
-}
-
-fn dialect_parser(name: &str, argument_deltas: bool) -> Parser {
-    let dialect = Dialect::builtin(name).expect("a built-in dialect");
-    Parser::new(
-        Config::default()
-            .dialect(dialect)
-            .argument_deltas(argument_deltas),
-    )
 }
 
 /// One call to `write_file` whose `content` is a `size`-byte body, as the

@@ -4,6 +4,9 @@
 
 use std::time::{Duration, Instant};
 
+use actionstream::dialect::Dialect;
+use actionstream::{Config, Parser};
+
 /// The median of `runs` timings of `f`, each repeated until it takes at
 /// least 30 ms (per-call time).
 pub fn time<R>(runs: usize, mut f: impl FnMut() -> R) -> Duration {
@@ -63,4 +66,14 @@ pub fn file_body(size: usize) -> String {
     }
     body.truncate(size);
     body
+}
+
+/// A parser of the built-in dialect `name`, argument deltas on or off.
+pub fn dialect_parser(name: &str, argument_deltas: bool) -> Parser {
+    let dialect = Dialect::builtin(name).expect("a built-in dialect");
+    Parser::new(
+        Config::default()
+            .dialect(dialect)
+            .argument_deltas(argument_deltas),
+    )
 }

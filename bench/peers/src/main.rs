@@ -34,8 +34,8 @@
 
 use std::time::{Duration, Instant};
 
-use actionstream::dialect::{Dialect, BUILTIN};
-use actionstream::{Config, Event, Parser};
+use actionstream::dialect::BUILTIN;
+use actionstream::{Event, Parser};
 use openai_protocol::common::Tool;
 use serde_json::{json, Value};
 use tool_parser::types::ToolCallItem;
@@ -92,7 +92,7 @@ fn main() {
 
 #[path = "../../../benches/support/report.rs"]
 mod report;
-use report::{fastest_of_each, file_body, mbps};
+use report::{dialect_parser, fastest_of_each, file_body, mbps};
 
 fn ms(d: Duration) -> String {
     let ms = d.as_secs_f64() * 1e3;
@@ -107,15 +107,6 @@ fn ms(d: Duration) -> String {
 
 // ---------------------------------------------------------------------------
 // The two parsers
-
-fn dialect_parser(name: &str, argument_deltas: bool) -> Parser {
-    let dialect = Dialect::builtin(name).expect("a built-in dialect");
-    Parser::new(
-        Config::default()
-            .dialect(dialect)
-            .argument_deltas(argument_deltas),
-    )
-}
 
 /// Ours: the calls found in `chunks`, pushed as raw bytes, with a parser
 /// sharing `template`'s configuration.
