@@ -43,6 +43,10 @@ use super::naming::{classify, KeyRole, NameKey, Namer, Naming};
 use super::python_str::{escape_step, PyEsc};
 use crate::event::RepairKind;
 
+/// The most room a scanner kept for the next block holds on to for its
+/// repaired copy.
+const SPARE_ROOM: usize = 4096;
+
 /// A value that becomes an action.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Slot {
@@ -294,6 +298,10 @@ impl JsonScanner {
         build.clear();
         stack.clear();
         out.clear();
+        // The copy of a long block is not kept for the next one.
+        if out.capacity() > SPARE_ROOM {
+            out = String::new();
+        }
         slots.clear();
         named.clear();
         repairs.clear();
@@ -797,6 +805,10 @@ impl JsonScanner {
                 if self.slots.is_empty() && b != b'{' && self.decision.is_none() {
                     self.decide(false);
                 }
+                // Most blocks hold one action: room for one slot, not the
+                // four a first push would make (a slot is some 300 bytes,
+                // and 10,000 streams in flight hold one each).
+                self.slots.reserve_exact(1);
                 self.slots.push(Slot {
                     raw_start: self.pos + self.cursor,
                     namer: Namer::new(self.naming),
