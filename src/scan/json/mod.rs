@@ -20,7 +20,7 @@
 //! for a wrapper is read again from the copy. With strict mode on, every
 //! repair is an error instead.
 //!
-//! It also tracks **slots**, the values that become actions: each top-level
+//! It also tracks **slots** (`slot.rs`), the values that become actions: each top-level
 //! value, each element of a top-level array, and each element of an
 //! `{"actions": [...]}` wrapper (in action fences and tags, where the wrapper
 //! is recognised by its first key). For each slot that is an object it
@@ -43,31 +43,12 @@ use super::naming::{classify, KeyRole, NameKey, Namer, Naming};
 use super::python_str::{escape_step, PyEsc};
 use crate::event::RepairKind;
 
+mod slot;
+pub(crate) use slot::Slot;
+
 /// The most room a scanner kept for the next block holds on to for its
 /// repaired copy.
 const SPARE_ROOM: usize = 4096;
-
-/// A value that becomes an action.
-#[derive(Debug, Clone, Default)]
-pub(crate) struct Slot {
-    /// Its name once certain.
-    name: Option<String>,
-    /// The key that gave the name.
-    name_key: Option<NameKey>,
-    /// Where the values of `arguments`, `parameters` and `input` begin
-    /// (offsets in the scanned text), for repair positions.
-    args_at: Vec<(&'static str, usize)>,
-    /// Where the value of the first of those begins in the repaired copy.
-    args_out: Option<usize>,
-    /// The value, built as it was scanned, once closed.
-    value: Option<Value>,
-    /// Where the value begins in the scanned text.
-    raw_start: usize,
-    /// Where it ends in the scanned text, once closed.
-    raw_end: Option<usize>,
-    /// What its keys say about its name so far.
-    namer: Namer,
-}
 
 /// A scanner error, with the byte offset (in the scanned text) it arose at.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -1169,64 +1150,6 @@ impl JsonScanner {
     /// The offset of the byte being stepped; kept exact by `feed`.
     fn pos_hint(&self) -> usize {
         self.pos + self.cursor
-    }
-}
-
-impl Slot {
-    /// Its name, once certain.
-    pub fn name(&self) -> Option<&str> {
-        self.name.as_deref()
-    }
-
-    /// Takes its name out.
-    pub fn take_name(&mut self) -> Option<String> {
-        self.name.take()
-    }
-
-    /// The key that gave the name.
-    pub fn name_key(&self) -> Option<NameKey> {
-        self.name_key
-    }
-
-    /// Where the values of `arguments`, `parameters` and `input` begin.
-    pub fn args_at(&self) -> &[(&'static str, usize)] {
-        &self.args_at
-    }
-
-    /// Where the value of its first arguments key begins in the repaired
-    /// copy ([`JsonScanner::repaired`]).
-    pub fn args_out(&self) -> Option<usize> {
-        self.args_out
-    }
-
-    /// Takes out the value built as it was scanned (once closed).
-    pub fn take_value(&mut self) -> Option<Value> {
-        self.value.take()
-    }
-
-    /// Where the value begins in the scanned text.
-    pub fn raw_start(&self) -> usize {
-        self.raw_start
-    }
-
-    /// Where it ends in the scanned text, once closed.
-    pub fn raw_end(&self) -> Option<usize> {
-        self.raw_end
-    }
-
-    /// Whether `name` alone names this slot (action fences and tags).
-    pub fn name_alone(&self) -> bool {
-        self.namer.name_alone()
-    }
-
-    /// The name by the ranking from what has been read so far.
-    pub fn resolve(&self) -> Option<(NameKey, String)> {
-        self.namer.resolve()
-    }
-
-    /// The name if certain, else the best guess from what was read whole.
-    pub fn name_or_guess(&self) -> Option<String> {
-        self.name.clone().or_else(|| self.resolve().map(|(_, n)| n))
     }
 }
 
