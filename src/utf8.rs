@@ -22,16 +22,30 @@ impl Utf8Decoder {
         self.replaced
     }
 
-    /// Whether no character is carried, cut by the last chunk.
+    /// Decodes `bytes`, calling `emit` with each run of text.
     #[inline]
-    pub fn is_idle(&self) -> bool {
-        self.carried == 0
-    }
-
-    /// Decodes `bytes`, calling `emit` with each run of text. (The
-    /// borrowing push path checks [`Utf8Decoder::is_idle`] and whole text
-    /// itself, inline, before it comes here.)
-    pub fn decode(&mut self, bytes: &[u8], mut emit: impl FnMut(&str)) {
+    pub fn decode(&mut self, mut bytes: &[u8], mut emit: impl FnMut(&str)) {
+        // The common case, inline (the borrowing push path's hot path):
+        // nothing carried, the chunk whole text, or whole text up to a
+        // character cut at its end, which the slow path then carries.
+        if self.carried == 0 {
+            match std::str::from_utf8(bytes) {
+                Ok(text) => {
+                    if !text.is_empty() {
+                        emit(text);
+                    }
+                    return;
+                }
+                Err(e) => {
+                    let (good, rest) = bytes.split_at(e.valid_up_to());
+                    if !good.is_empty() {
+                        // Valid by construction.
+                        emit(std::str::from_utf8(good).unwrap_or_default());
+                    }
+                    bytes = rest;
+                }
+            }
+        }
         self.decode_dyn(bytes, &mut emit);
     }
 

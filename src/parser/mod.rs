@@ -246,12 +246,6 @@ impl Parser {
     /// ```
     #[inline]
     pub fn push_bytes_with<F: FnMut(EventRef<'_>)>(&mut self, bytes: &[u8], mut f: F) {
-        // The common case: no character cut by the last push, whole text.
-        if self.utf8.is_idle() {
-            if let Ok(text) = std::str::from_utf8(bytes) {
-                return self.push_with(text, f);
-            }
-        }
         let mut utf8 = std::mem::take(&mut self.utf8);
         utf8.decode(bytes, |text| self.push_with(text, &mut f));
         self.utf8 = utf8;
@@ -270,9 +264,7 @@ impl Parser {
     pub fn finish_with<F: FnMut(EventRef<'_>)>(&mut self, mut f: F) {
         let mut lent = std::mem::take(&mut self.lent);
         self.finish(&mut lent);
-        for event in lent.drain(..) {
-            f(EventRef::from(&event));
-        }
+        lend_each(&mut lent, &mut f);
         self.lent = lent;
     }
 
@@ -289,9 +281,7 @@ impl Parser {
     fn lend(&mut self, f: &mut dyn FnMut(EventRef<'_>)) {
         let mut lent = std::mem::take(&mut self.lent);
         self.publish(&mut lent);
-        for event in lent.drain(..) {
-            f(EventRef::from(&event));
-        }
+        lend_each(&mut lent, f);
         self.lent = lent;
     }
 
@@ -510,6 +500,14 @@ impl Parser {
             }
             out.push(event);
         }
+    }
+}
+
+/// Lends each of `events` to `f`, in order, and empties the list (its
+/// room is kept).
+fn lend_each(events: &mut Vec<Event>, f: &mut dyn FnMut(EventRef<'_>)) {
+    for event in events.drain(..) {
+        f(EventRef::from(&event));
     }
 }
 
