@@ -187,6 +187,19 @@ fn fence_in_numbered_list_item() {
 }
 
 #[test]
+fn list_items_decided_inside_one_push() {
+    // Blank lines, list items and indented lines: each line start is
+    // decided within the piece that holds it on the borrowing path, and by
+    // the buffered machine otherwise; the oracle runs both at every cut.
+    let input = "Plan:\n\n- first step\n\n  ```json\n  {\"action\": \"a\"}\n  ```\n- second\n    ```json\n    {\"action\": \"b\"}\n    ```\nplain\n    ```json\n    {\"action\": \"c\"}\n    ```\n";
+    let e = parse(input);
+    assert_eq!(completed(&e), ["a:{}", "b:{}"]);
+    assert!(summary(&e)
+        .last()
+        .is_some_and(|s| s.contains("plain\n    ```json")));
+}
+
+#[test]
 fn indented_code_is_not_a_fence() {
     let input = "Text\n\n    ```json\n    {\"action\": \"x\"}\n    ```\n";
     assert_eq!(summary(&parse(input)), [format!("N:{input}")]);

@@ -138,14 +138,14 @@ impl Machine {
     ///
     /// The rule is [`scan_text`]'s, the one the buffered path uses: the
     /// same bytes decide the same way whichever path reads them.
-    #[inline]
+    #[inline(always)]
     pub fn take_settled<'t>(&mut self, text: &'t str) -> (&'t str, &'t str) {
         // The hot case, kept small enough to inline: prose mid-line with no
         // byte that could end it.
         if matches!(self.state, State::Text)
             && self.start == self.end()
             && self.line.run == 0
-            && find_special(text.as_bytes()).is_none()
+            && !has_special(text.as_bytes())
             && self.spec.shadow().is_none()
         {
             self.given_out(text.len());
@@ -154,29 +154,40 @@ impl Machine {
         self.take_settled_stop(text)
     }
 
-    /// [`Machine::take_settled`] where the text may stop the narrative.
+    /// [`Machine::take_settled`] where the text may stop the narrative. A
+    /// line start decided within `text` (a blank line, a list item, a line
+    /// indented) is read here too, with the rule [`Machine::line_start`]
+    /// uses; one still open at the end of `text` is left to the machine.
     fn take_settled_stop<'t>(&mut self, text: &'t str) -> (&'t str, &'t str) {
         if self.start != self.end() || self.spec.shadow().is_some() {
             return ("", text);
         }
-        match self.state {
-            State::Text => {}
-            // A line begun by the last push's last byte: a first byte that
-            // can begin neither a fence nor a list item makes it plain, as
-            // in `scan_text`.
-            State::LineStart { from, .. }
-                if from == self.start
-                    && text
-                        .as_bytes()
-                        .first()
-                        .is_some_and(|&c| plain_line_start(c)) =>
-            {
-                self.line.plain_line();
-                self.state = State::Text;
+        let bytes = text.as_bytes();
+        let mut i = match self.state {
+            State::Text => 0,
+            // A line begun by the last push's last byte: nothing of it is
+            // stepped yet (nothing is held).
+            State::LineStart { from, .. } if from == self.start => {
+                match self.plain_line_at(bytes, 0) {
+                    Some(resume) => {
+                        self.state = State::Text;
+                        resume
+                    }
+                    None => return ("", text),
+                }
             }
             _ => return ("", text),
-        }
-        let stop = scan_text(&mut self.line, &self.shared.tag_first, text.as_bytes());
+        };
+        let stop = loop {
+            match scan_text(&mut self.line, &self.shared.tag_first, &bytes[i..]) {
+                Stop::End => break Stop::End,
+                Stop::TagOpen(j) => break Stop::TagOpen(i + j),
+                Stop::LineStart(j) => match self.plain_line_at(bytes, i + j) {
+                    Some(resume) => i = resume,
+                    None => break Stop::LineStart(i + j),
+                },
+            }
+        };
         let n = match stop {
             Stop::End => text.len(),
             Stop::LineStart(i) | Stop::TagOpen(i) => i,
@@ -201,6 +212,23 @@ impl Machine {
             }
         }
         text.split_at(n)
+    }
+
+    /// Whether the line beginning at `bytes[at]` is decided in `bytes` to
+    /// open no fence; if so, the line context takes it in and the offset
+    /// to read on from as text is returned. A line that opens a fence, or
+    /// that `bytes` ends before deciding, leaves the context as it was.
+    fn plain_line_at(&mut self, bytes: &[u8], at: usize) -> Option<usize> {
+        let line = &bytes[at..];
+        if line.first().is_some_and(|&c| plain_line_start(c)) {
+            self.line.plain_line();
+            return Some(at);
+        }
+        let mut probe = self.line.fence_probe();
+        match step_line_start(&mut probe, line, 0) {
+            (Probe::No, k) => Some(at + self.line.not_a_fence_at(&probe, line, k)),
+            _ => None,
+        }
     }
 
     /// `n` bytes read from pushed text were given out, nothing being held:
@@ -230,30 +258,14 @@ impl Machine {
             return Flow::Go;
         };
         let from = *from;
-        let bytes = self.buf.as_bytes();
-        let mut verdict = Probe::More;
-        while self.pos < end {
-            if self.pos - from > MAX_OPENER {
-                verdict = Probe::No;
-                break;
-            }
-            verdict = probe.step(bytes[self.pos - self.base]);
-            if verdict == Probe::No {
-                break;
-            }
-            self.pos += 1;
-            if verdict == Probe::Yes {
-                break;
-            }
-        }
+        let line = &self.buf.as_bytes()[from - self.base..end - self.base];
+        let (verdict, at) = step_line_start(probe, line, self.pos - from);
+        self.pos = from + at;
         match verdict {
             Probe::More => Flow::Wait,
             Probe::No => {
-                let probe = probe.clone();
-                let at_newline = self.pos < end && self.byte(self.pos) == b'\n';
-                self.line.not_a_fence(&probe, at_newline);
-                // Resume after the indentation: nothing in it is special.
-                self.pos = from + probe.indent_bytes;
+                let resume = self.line.not_a_fence_at(probe, line, at);
+                self.pos = from + resume;
                 self.state = State::Text;
                 Flow::Go
             }
@@ -576,6 +588,26 @@ fn scan_text(line: &mut LineContext, tag_first: &[u64; 4], bytes: &[u8]) -> Stop
     }
 }
 
+/// Steps `probe` along the start of a line: `line` holds it from its first
+/// byte, of which the first `at` were stepped already. Returns the verdict
+/// and where it came: at the byte that said no, just past the byte that
+/// said yes, or at the end of `line` (more is needed). The one loop for
+/// both push paths.
+#[inline]
+fn step_line_start(probe: &mut OpenProbe, line: &[u8], mut at: usize) -> (Probe, usize) {
+    while let Some(&b) = line.get(at) {
+        if at > MAX_OPENER {
+            return (Probe::No, at);
+        }
+        match probe.step(b) {
+            Probe::No => return (Probe::No, at),
+            Probe::Yes => return (Probe::Yes, at + 1),
+            Probe::More => at += 1,
+        }
+    }
+    (Probe::More, at)
+}
+
 /// The first byte that can end plain narrative: a line end, a `<`, a
 /// backtick. Pushes are often a few bytes (a token), where memchr's set-up
 /// costs more than a plain loop: short slices take the loop.
@@ -586,6 +618,34 @@ fn find_special(bytes: &[u8]) -> Option<usize> {
     } else {
         memchr3(b'\n', b'<', b'`', bytes)
     }
+}
+
+/// Whether `bytes` hold a byte [`find_special`] finds. A token-sized push
+/// (4 to 15 bytes) is read as two overlapping words, each tested for the
+/// three bytes at once (the classic test for a zero byte, on the word
+/// XORed with each byte repeated): no loop, no branch per byte.
+#[inline]
+fn has_special(bytes: &[u8]) -> bool {
+    const ONES: u64 = u64::from_ne_bytes([1; 8]);
+    const HIGH: u64 = ONES << 7;
+    #[inline]
+    fn any(word: u64) -> bool {
+        let zero = |b: u8| {
+            let x = word ^ (ONES * u64::from(b));
+            x.wrapping_sub(ONES) & !x & HIGH
+        };
+        zero(b'\n') | zero(b'<') | zero(b'`') != 0
+    }
+    if let (Some(a), Some(b)) = (bytes.first_chunk::<8>(), bytes.last_chunk::<8>()) {
+        if bytes.len() <= 16 {
+            return any(u64::from_ne_bytes(*a)) || any(u64::from_ne_bytes(*b));
+        }
+        return memchr3(b'\n', b'<', b'`', bytes).is_some();
+    }
+    if let (Some(a), Some(b)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
+        return any(u64::from(u32::from_ne_bytes(*a)) | u64::from(u32::from_ne_bytes(*b)) << 32);
+    }
+    bytes.iter().any(|&b| SPECIAL[usize::from(b)])
 }
 
 /// The bytes [`find_special`] looks for, as a table.

@@ -441,6 +441,10 @@ impl Parser {
 
     /// Moves events from the machines to `out`, renumbering ids.
     fn publish(&mut self, out: &mut Vec<Event>) {
+        // Most pushes inside a block write nothing: no drain to set up.
+        if self.scratch.is_empty() {
+            return;
+        }
         for mut event in self.scratch.drain(..) {
             match &mut event {
                 Event::Narrative(_) | Event::Reasoning(_) => {
@@ -506,6 +510,9 @@ impl Parser {
 /// Lends each of `events` to `f`, in order, and empties the list (its
 /// room is kept).
 fn lend_each(events: &mut Vec<Event>, f: &mut dyn FnMut(EventRef<'_>)) {
+    if events.is_empty() {
+        return;
+    }
     for event in events.drain(..) {
         f(EventRef::from(&event));
     }

@@ -86,6 +86,16 @@ impl LineContext {
         }
     }
 
+    /// [`LineContext::not_a_fence`] for a line whose bytes from its start
+    /// are `line`, the probe having said no at `line[at]`. Returns where
+    /// the line's text resumes: after its indentation, in which nothing is
+    /// special.
+    #[inline]
+    pub fn not_a_fence_at(&mut self, probe: &OpenProbe, line: &[u8], at: usize) -> usize {
+        self.not_a_fence(probe, line.get(at) == Some(&b'\n'));
+        probe.indent_bytes
+    }
+
     /// The list context alone, for a machine that starts mid-text (a
     /// shadow starts after a block's closer, in the same list item).
     #[inline]
