@@ -21,9 +21,15 @@
 
 use std::collections::HashMap;
 
-use serde_json::{json, Map, Value};
+use serde::Serialize;
 
 use super::{named, Call, Meta, Sink, Stop};
+
+// Every event is written from the typed records below, which borrow what
+// they carry: a response's text goes out four times (delta, done, part,
+// item) and its arguments three, and building a `serde_json::Value` map for
+// each event (keys hashed, strings copied, then dropped) cost several times
+// the parse.
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Kind {
@@ -47,14 +53,261 @@ struct FnCall {
     arguments: String,
 }
 
+/// A content part: `output_text` in a message, `reasoning_text` in a
+/// reasoning item.
+#[derive(Serialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+enum Part<'a> {
+    OutputText {
+        text: &'a str,
+        annotations: [(); 0],
+        logprobs: [(); 0],
+    },
+    ReasoningText {
+        text: &'a str,
+    },
+}
+
+impl<'a> Part<'a> {
+    fn new(kind: Kind, text: &'a str) -> Self {
+        match kind {
+            Kind::Message => Part::OutputText {
+                text,
+                annotations: [],
+                logprobs: [],
+            },
+            Kind::Reasoning => Part::ReasoningText { text },
+        }
+    }
+}
+
+/// An output item, as it goes out and as the last event lists it (its
+/// `type` second, after its `id`).
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Item<'a> {
+    Message {
+        id: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+        status: &'a str,
+        role: &'static str,
+        content: Vec<Part<'a>>,
+    },
+    Reasoning {
+        id: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+        status: &'a str,
+        summary: [(); 0],
+        content: Vec<Part<'a>>,
+    },
+    FunctionCall {
+        id: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+        status: &'a str,
+        arguments: &'a str,
+        call_id: &'a str,
+        name: &'a str,
+    },
+}
+
+/// A finished output item, kept for the last event.
+enum Done {
+    Text {
+        kind: Kind,
+        id: String,
+        text: String,
+    },
+    Call {
+        f: FnCall,
+        name: String,
+        status: &'static str,
+    },
+}
+
+impl Done {
+    fn item(&self) -> Item<'_> {
+        match self {
+            Done::Text { kind, id, text } => {
+                text_item(*kind, id, "completed", vec![Part::new(*kind, text)])
+            }
+            Done::Call { f, name, status } => fn_item(f, name, status),
+        }
+    }
+}
+
+fn text_item<'a>(kind: Kind, id: &'a str, status: &'a str, content: Vec<Part<'a>>) -> Item<'a> {
+    match kind {
+        Kind::Message => Item::Message {
+            id,
+            kind: "message",
+            status,
+            role: "assistant",
+            content,
+        },
+        Kind::Reasoning => Item::Reasoning {
+            id,
+            kind: "reasoning",
+            status,
+            summary: [],
+            content,
+        },
+    }
+}
+
+fn fn_item<'a>(f: &'a FnCall, name: &'a str, status: &'a str) -> Item<'a> {
+    Item::FunctionCall {
+        id: &f.id,
+        kind: "function_call",
+        status,
+        arguments: &f.arguments,
+        call_id: &f.call_id,
+        name,
+    }
+}
+
+/// The fields of one event after its `type` and `sequence_number`.
+#[derive(Serialize)]
+#[serde(untagged)]
+enum Fields<'a> {
+    Response {
+        response: Response<'a>,
+    },
+    Item {
+        output_index: usize,
+        item: Item<'a>,
+    },
+    Part {
+        item_id: &'a str,
+        output_index: usize,
+        content_index: u32,
+        part: Part<'a>,
+    },
+    TextDelta {
+        item_id: &'a str,
+        output_index: usize,
+        content_index: u32,
+        delta: &'a str,
+        logprobs: [(); 0],
+    },
+    ReasoningDelta {
+        item_id: &'a str,
+        output_index: usize,
+        content_index: u32,
+        delta: &'a str,
+    },
+    TextDone {
+        item_id: &'a str,
+        output_index: usize,
+        content_index: u32,
+        text: &'a str,
+        logprobs: [(); 0],
+    },
+    ReasoningDone {
+        item_id: &'a str,
+        output_index: usize,
+        content_index: u32,
+        text: &'a str,
+    },
+    ArgumentsDelta {
+        item_id: &'a str,
+        output_index: usize,
+        delta: &'a str,
+    },
+    ArgumentsDone {
+        item_id: &'a str,
+        output_index: usize,
+        arguments: &'a str,
+    },
+    Error {
+        code: (),
+        message: &'a str,
+        param: (),
+    },
+}
+
+/// One event: `type`, `sequence_number`, then its fields.
+#[derive(Serialize)]
+struct Frame<'a> {
+    #[serde(rename = "type")]
+    kind: &'a str,
+    sequence_number: u64,
+    #[serde(flatten)]
+    fields: Fields<'a>,
+}
+
+/// The error of a failed response.
+#[derive(Serialize)]
+struct Failure<'a> {
+    code: &'static str,
+    message: &'a str,
+}
+
+/// The response object.
+#[derive(Serialize)]
+struct Response<'a> {
+    id: String,
+    object: &'static str,
+    created_at: u64,
+    status: &'a str,
+    background: bool,
+    error: Option<Failure<'a>>,
+    incomplete_details: (),
+    instructions: (),
+    max_output_tokens: (),
+    model: &'a str,
+    output: Vec<Item<'a>>,
+    parallel_tool_calls: bool,
+    previous_response_id: (),
+    reasoning: (),
+    temperature: (),
+    text: TextFormat,
+    tool_choice: &'static str,
+    tools: [(); 0],
+    top_p: (),
+    truncation: &'static str,
+    usage: (),
+    metadata: Metadata,
+}
+
+/// `{"format": {"type": "text"}}`.
+#[derive(Serialize)]
+struct TextFormat {
+    format: FormatType,
+}
+
+#[derive(Serialize)]
+struct FormatType {
+    #[serde(rename = "type")]
+    kind: &'static str,
+}
+
+/// `{}`.
+#[derive(Serialize)]
+struct Metadata {}
+
 pub(crate) struct Responses {
     meta: Meta,
     sequence: u64,
-    /// Output items by output index; `Null` until done.
-    items: Vec<Value>,
+    /// Output items by output index; `None` until done.
+    items: Vec<Option<Done>>,
     open: Option<Open>,
     calls: HashMap<usize, FnCall>,
     error: Option<String>,
+}
+
+/// Writes one event (a free function, so that the fields may borrow the
+/// encoder's state while the sequence number moves on).
+fn emit(sequence: &mut u64, kind: &str, fields: Fields<'_>, out: &mut String) {
+    let frame = Frame {
+        kind,
+        sequence_number: *sequence,
+        fields,
+    };
+    *sequence += 1;
+    named(out, kind, &frame);
 }
 
 impl Responses {
@@ -69,84 +322,53 @@ impl Responses {
         }
     }
 
-    /// One event: `type`, `sequence_number`, then `fields`.
-    fn emit(&mut self, kind: &str, fields: Value, out: &mut String) {
-        let mut v = Map::new();
-        v.insert("type".into(), kind.into());
-        v.insert("sequence_number".into(), self.sequence.into());
-        if let Value::Object(fields) = fields {
-            v.extend(fields);
-        }
-        self.sequence += 1;
-        named(out, kind, &Value::Object(v));
-    }
-
-    /// The response object.
-    fn response(&self, status: &str) -> Value {
-        let output: Vec<Value> = if status == "in_progress" {
+    /// Writes the response object event `kind` with `status`; once done
+    /// (any status but `in_progress`) it lists the output items.
+    fn response(&mut self, kind: &str, status: &str, out: &mut String) {
+        let output: Vec<Item<'_>> = if status == "in_progress" {
             Vec::new()
         } else {
-            self.items
-                .iter()
-                .filter(|item| !item.is_null())
-                .cloned()
-                .collect()
+            self.items.iter().flatten().map(Done::item).collect()
         };
         let error = match (&self.error, status) {
-            (Some(message), "failed") => json!({"code": "server_error", "message": message}),
-            _ => Value::Null,
+            (Some(message), "failed") => Some(Failure {
+                code: "server_error",
+                message,
+            }),
+            _ => None,
         };
-        json!({
-            "id": format!("resp_{}", self.meta.id),
-            "object": "response",
-            "created_at": self.meta.created,
-            "status": status,
-            "background": false,
-            "error": error,
-            "incomplete_details": null,
-            "instructions": null,
-            "max_output_tokens": null,
-            "model": self.meta.model,
-            "output": output,
-            "parallel_tool_calls": true,
-            "previous_response_id": null,
-            "reasoning": null,
-            "temperature": null,
-            "text": {"format": {"type": "text"}},
-            "tool_choice": "auto",
-            "tools": [],
-            "top_p": null,
-            "truncation": "disabled",
-            "usage": null,
-            "metadata": {},
-        })
+        let response = Response {
+            id: format!("resp_{}", self.meta.id),
+            object: "response",
+            created_at: self.meta.created,
+            status,
+            background: false,
+            error,
+            incomplete_details: (),
+            instructions: (),
+            max_output_tokens: (),
+            model: &self.meta.model,
+            output,
+            parallel_tool_calls: true,
+            previous_response_id: (),
+            reasoning: (),
+            temperature: (),
+            text: TextFormat {
+                format: FormatType { kind: "text" },
+            },
+            tool_choice: "auto",
+            tools: [],
+            top_p: (),
+            truncation: "disabled",
+            usage: (),
+            metadata: Metadata {},
+        };
+        emit(&mut self.sequence, kind, Fields::Response { response }, out);
     }
 
     fn new_item(&mut self) -> usize {
-        self.items.push(Value::Null);
+        self.items.push(None);
         self.items.len() - 1
-    }
-
-    fn part(kind: Kind, text: &str) -> Value {
-        match kind {
-            Kind::Message => {
-                json!({"type": "output_text", "text": text, "annotations": [], "logprobs": []})
-            }
-            Kind::Reasoning => json!({"type": "reasoning_text", "text": text}),
-        }
-    }
-
-    fn item(&self, open: &Open, status: &str, content: Vec<Value>) -> Value {
-        match open.kind {
-            Kind::Message => json!({
-                "id": open.id, "type": "message", "status": status,
-                "role": "assistant", "content": content,
-            }),
-            Kind::Reasoning => json!({
-                "id": open.id, "type": "reasoning", "status": status,
-                "summary": [], "content": content,
-            }),
-        }
     }
 
     /// Text of `kind`: into the open item of that kind, or a new one.
@@ -160,48 +382,63 @@ impl Responses {
                 Kind::Message => "msg",
                 Kind::Reasoning => "rs",
             };
-            let open = Open {
+            let id = format!("{prefix}_{}_{index}", self.meta.id);
+            let seq = &mut self.sequence;
+            let item = text_item(kind, &id, "in_progress", Vec::new());
+            emit(
+                seq,
+                "response.output_item.added",
+                Fields::Item {
+                    output_index: index,
+                    item,
+                },
+                out,
+            );
+            emit(
+                seq,
+                "response.content_part.added",
+                Fields::Part {
+                    item_id: &id,
+                    output_index: index,
+                    content_index: 0,
+                    part: Part::new(kind, ""),
+                },
+                out,
+            );
+            self.open = Some(Open {
                 kind,
                 index,
-                id: format!("{prefix}_{}_{index}", self.meta.id),
+                id,
                 text: String::new(),
-            };
-            let item = self.item(&open, "in_progress", Vec::new());
-            self.emit(
-                "response.output_item.added",
-                json!({"output_index": index, "item": item}),
-                out,
-            );
-            self.emit(
-                "response.content_part.added",
-                json!({
-                    "item_id": open.id, "output_index": index, "content_index": 0,
-                    "part": Self::part(kind, ""),
-                }),
-                out,
-            );
-            self.open = Some(open);
+            });
         }
         let Some(open) = self.open.as_mut() else {
             return;
         };
         open.text.push_str(text);
-        let (id, index) = (open.id.clone(), open.index);
-        match kind {
-            Kind::Message => self.emit(
+        let (item_id, output_index) = (open.id.as_str(), open.index);
+        let (kind, fields) = match kind {
+            Kind::Message => (
                 "response.output_text.delta",
-                json!({
-                    "item_id": id, "output_index": index, "content_index": 0,
-                    "delta": text, "logprobs": [],
-                }),
-                out,
+                Fields::TextDelta {
+                    item_id,
+                    output_index,
+                    content_index: 0,
+                    delta: text,
+                    logprobs: [],
+                },
             ),
-            Kind::Reasoning => self.emit(
+            Kind::Reasoning => (
                 "response.reasoning_text.delta",
-                json!({"item_id": id, "output_index": index, "content_index": 0, "delta": text}),
-                out,
+                Fields::ReasoningDelta {
+                    item_id,
+                    output_index,
+                    content_index: 0,
+                    delta: text,
+                },
             ),
-        }
+        };
+        emit(&mut self.sequence, kind, fields, out);
     }
 
     /// Closes the open message or reasoning item.
@@ -209,75 +446,100 @@ impl Responses {
         let Some(open) = self.open.take() else {
             return;
         };
-        let (id, index) = (open.id.clone(), open.index);
-        match open.kind {
-            Kind::Message => self.emit(
+        let seq = &mut self.sequence;
+        let (item_id, output_index, text) = (open.id.as_str(), open.index, open.text.as_str());
+        let (kind, fields) = match open.kind {
+            Kind::Message => (
                 "response.output_text.done",
-                json!({
-                    "item_id": id, "output_index": index, "content_index": 0,
-                    "text": open.text, "logprobs": [],
-                }),
-                out,
+                Fields::TextDone {
+                    item_id,
+                    output_index,
+                    content_index: 0,
+                    text,
+                    logprobs: [],
+                },
             ),
-            Kind::Reasoning => self.emit(
+            Kind::Reasoning => (
                 "response.reasoning_text.done",
-                json!({"item_id": id, "output_index": index, "content_index": 0, "text": open.text}),
-                out,
+                Fields::ReasoningDone {
+                    item_id,
+                    output_index,
+                    content_index: 0,
+                    text,
+                },
             ),
-        }
-        let part = Self::part(open.kind, &open.text);
-        self.emit(
+        };
+        emit(seq, kind, fields, out);
+        emit(
+            seq,
             "response.content_part.done",
-            json!({"item_id": id, "output_index": index, "content_index": 0, "part": part}),
+            Fields::Part {
+                item_id,
+                output_index,
+                content_index: 0,
+                part: Part::new(open.kind, text),
+            },
             out,
         );
-        let item = self.item(&open, "completed", vec![part]);
-        self.items[index] = item.clone();
-        self.emit(
+        let item = text_item(
+            open.kind,
+            item_id,
+            "completed",
+            vec![Part::new(open.kind, text)],
+        );
+        emit(
+            seq,
             "response.output_item.done",
-            json!({"output_index": index, "item": item}),
+            Fields::Item { output_index, item },
             out,
         );
-    }
-
-    fn fn_item(&self, f: &FnCall, name: &str, status: &str) -> Value {
-        json!({
-            "id": f.id, "type": "function_call", "status": status,
-            "arguments": f.arguments, "call_id": f.call_id, "name": name,
-        })
+        self.items[output_index] = Some(Done::Text {
+            kind: open.kind,
+            id: open.id,
+            text: open.text,
+        });
     }
 
     /// Ends a call's item with `status`.
-    fn end_call(&mut self, call: &Call, status: &str, out: &mut String) {
+    fn end_call(&mut self, call: &Call, status: &'static str, out: &mut String) {
         let Some(f) = self.calls.remove(&call.n) else {
             return;
         };
+        let seq = &mut self.sequence;
         if status == "completed" {
-            self.emit(
+            emit(
+                seq,
                 "response.function_call_arguments.done",
-                json!({"item_id": f.id, "output_index": f.index, "arguments": f.arguments}),
+                Fields::ArgumentsDone {
+                    item_id: &f.id,
+                    output_index: f.index,
+                    arguments: &f.arguments,
+                },
                 out,
             );
         }
-        let item = self.fn_item(&f, &call.name, status);
-        self.items[f.index] = item.clone();
-        self.emit(
+        emit(
+            seq,
             "response.output_item.done",
-            json!({"output_index": f.index, "item": item}),
+            Fields::Item {
+                output_index: f.index,
+                item: fn_item(&f, &call.name, status),
+            },
             out,
         );
+        let index = f.index;
+        self.items[index] = Some(Done::Call {
+            f,
+            name: call.name.clone(),
+            status,
+        });
     }
 }
 
 impl Sink for Responses {
     fn begin(&mut self, out: &mut String) {
-        let response = self.response("in_progress");
-        self.emit(
-            "response.created",
-            json!({"response": response.clone()}),
-            out,
-        );
-        self.emit("response.in_progress", json!({"response": response}), out);
+        self.response("response.created", "in_progress", out);
+        self.response("response.in_progress", "in_progress", out);
     }
 
     fn text(&mut self, text: &str, out: &mut String) {
@@ -297,13 +559,16 @@ impl Sink for Responses {
             call_id: format!("call_{}_{}", self.meta.id, call.n),
             arguments: String::new(),
         };
-        let item = self.fn_item(&f, &call.name, "in_progress");
-        self.calls.insert(call.n, f);
-        self.emit(
+        emit(
+            &mut self.sequence,
             "response.output_item.added",
-            json!({"output_index": index, "item": item}),
+            Fields::Item {
+                output_index: index,
+                item: fn_item(&f, &call.name, "in_progress"),
+            },
             out,
         );
+        self.calls.insert(call.n, f);
     }
 
     fn call_args(&mut self, call: &Call, fragment: &str, out: &mut String) {
@@ -311,15 +576,19 @@ impl Sink for Responses {
             return;
         };
         f.arguments.push_str(fragment);
-        let (id, index) = (f.id.clone(), f.index);
-        self.emit(
+        emit(
+            &mut self.sequence,
             "response.function_call_arguments.delta",
-            json!({"item_id": id, "output_index": index, "delta": fragment}),
+            Fields::ArgumentsDelta {
+                item_id: &f.id,
+                output_index: f.index,
+                delta: fragment,
+            },
             out,
         );
     }
 
-    fn call_done(&mut self, call: &Call, _arguments: &Value, out: &mut String) {
+    fn call_done(&mut self, call: &Call, _arguments: &serde_json::Value, out: &mut String) {
         self.end_call(call, "completed", out);
     }
 
@@ -328,9 +597,14 @@ impl Sink for Responses {
     }
 
     fn error(&mut self, message: &str, out: &mut String) {
-        self.emit(
+        emit(
+            &mut self.sequence,
             "error",
-            json!({"code": null, "message": message, "param": null}),
+            Fields::Error {
+                code: (),
+                message,
+                param: (),
+            },
             out,
         );
         if self.error.is_none() {
@@ -344,7 +618,6 @@ impl Sink for Responses {
             Some(_) => ("response.failed", "failed"),
             None => ("response.completed", "completed"),
         };
-        let response = self.response(status);
-        self.emit(kind, json!({"response": response}), out);
+        self.response(kind, status, out);
     }
 }
