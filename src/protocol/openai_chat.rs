@@ -16,20 +16,43 @@
 
 use std::collections::HashMap;
 
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use super::{data, Call, Meta, Sink, Stop};
 
 pub(crate) struct Chat {
     meta: Meta,
+    /// `chatcmpl-<id>`, every chunk's `id`.
+    id: String,
     /// Call number → index in `tool_calls`.
     index: HashMap<usize, usize>,
     errors: Vec<String>,
 }
 
+/// One `chat.completion.chunk`, written as it is (the same for every
+/// chunk but its delta and finish reason, so not built as a `Value`).
+#[derive(Serialize)]
+struct Chunk<'a> {
+    id: &'a str,
+    object: &'static str,
+    created: u64,
+    model: &'a str,
+    choices: [Choice<'a>; 1],
+}
+
+#[derive(Serialize)]
+struct Choice<'a> {
+    index: u32,
+    delta: Value,
+    logprobs: (),
+    finish_reason: Option<&'a str>,
+}
+
 impl Chat {
     pub(crate) fn new(meta: Meta) -> Self {
         Chat {
+            id: format!("chatcmpl-{}", meta.id),
             meta,
             index: HashMap::new(),
             errors: Vec::new(),
@@ -39,13 +62,18 @@ impl Chat {
     fn chunk(&self, delta: Value, finish: Option<&str>, out: &mut String) {
         data(
             out,
-            &json!({
-                "id": format!("chatcmpl-{}", self.meta.id),
-                "object": "chat.completion.chunk",
-                "created": self.meta.created,
-                "model": self.meta.model,
-                "choices": [{"index": 0, "delta": delta, "logprobs": null, "finish_reason": finish}],
-            }),
+            &Chunk {
+                id: &self.id,
+                object: "chat.completion.chunk",
+                created: self.meta.created,
+                model: &self.meta.model,
+                choices: [Choice {
+                    index: 0,
+                    delta,
+                    logprobs: (),
+                    finish_reason: finish,
+                }],
+            },
         );
     }
 
