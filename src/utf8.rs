@@ -22,6 +22,12 @@ impl Utf8Decoder {
         self.replaced
     }
 
+    /// Whether no character is carried to the next chunk.
+    #[inline]
+    pub fn is_clear(&self) -> bool {
+        self.carried == 0
+    }
+
     /// Decodes `bytes`, calling `emit` with each run of text.
     #[inline]
     pub fn decode(&mut self, mut bytes: &[u8], mut emit: impl FnMut(&str)) {

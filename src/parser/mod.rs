@@ -246,6 +246,13 @@ impl Parser {
     /// ```
     #[inline]
     pub fn push_bytes_with<F: FnMut(EventRef<'_>)>(&mut self, bytes: &[u8], mut f: F) {
+        // The common case: no character carried from the last push, and
+        // this one whole text.
+        if self.utf8.is_clear() {
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                return self.push_with(text, f);
+            }
+        }
         let mut utf8 = std::mem::take(&mut self.utf8);
         utf8.decode(bytes, |text| self.push_with(text, &mut f));
         self.utf8 = utf8;
