@@ -66,6 +66,32 @@ impl<'a> Emit<'a> {
         self.out.push(event);
     }
 
+    /// Writes the next piece of action `id`'s arguments (`write` appends
+    /// it): joined to the piece just written when that is the same
+    /// action's, as the parser's output joins them anyway, so a push that
+    /// writes its delta in several parts makes one string. Whether it
+    /// wrote anything (an empty piece is no event).
+    #[inline]
+    pub fn arguments(&mut self, id: u64, write: impl FnOnce(&mut String)) -> bool {
+        if let Some(Event::ArgumentsDelta { id: last, json }) = self.out.last_mut() {
+            if last.0 == id {
+                let before = json.len();
+                write(json);
+                return json.len() > before;
+            }
+        }
+        let mut json = String::new();
+        write(&mut json);
+        if json.is_empty() {
+            return false;
+        }
+        self.out.push(Event::ArgumentsDelta {
+            id: ActionId(id),
+            json,
+        });
+        true
+    }
+
     /// Writes events withheld while a block's fate was open.
     #[inline]
     pub fn extend(&mut self, events: Vec<Event>) {

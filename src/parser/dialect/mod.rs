@@ -186,19 +186,17 @@ impl DialectMachine {
 
     /// Gives out what can no longer begin a marker, and compacts.
     fn flush(&mut self, emit: &mut Emit<'_>) {
-        let c = self.c.clone();
-        match &self.state {
+        match self.state {
             DState::Text | DState::Skip { .. } => {
                 let set = match self.state {
-                    DState::Skip { section } => c.sections[section].close_set.as_ref(),
-                    _ => Some(&c.outer.set),
+                    DState::Skip { section } => self.c.sections[section].close_set.as_ref(),
+                    _ => Some(&self.c.outer.set),
                 };
                 let held = set.map_or(0, |s| s.held(&self.ms));
                 self.narrative_to(self.pos - held, emit);
             }
             DState::Reasoning(enc) => {
-                let roles = self.reason_roles(*enc);
-                let held = roles.set.held(&self.ms);
+                let held = self.reason_roles(enc).set.held(&self.ms);
                 self.reasoning_to(self.pos - held, emit);
             }
             _ => {}

@@ -515,7 +515,6 @@ impl DialectMachine {
         if sec.first_close.is_some() {
             return;
         }
-        let c = self.c.clone();
         let Some(w) = sec.watch.as_mut() else {
             return;
         };
@@ -523,12 +522,10 @@ impl DialectMachine {
             return;
         }
         let call_end = w.call_end;
-        let set = match c.sections[sec.idx]
-            .forms
-            .get(sec.form.unwrap_or(usize::MAX))
-        {
+        let sc = &self.c.sections[sec.idx];
+        let set = match sc.forms.get(sec.form.unwrap_or(usize::MAX)) {
             Some(Form::Named { end: Some(e), .. }) if call_end => Some(e),
-            _ if !call_end => c.sections[sec.idx].close_set.as_ref(),
+            _ if !call_end => sc.close_set.as_ref(),
             _ => None,
         };
         let Some(set) = set else {
