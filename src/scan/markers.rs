@@ -205,6 +205,28 @@ impl MarkerSet {
     }
 }
 
+/// A set of bytes, as a bitmap: what a fast path may skip over is
+/// whatever is not in it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    pub fn add(&mut self, b: u8) {
+        self.0[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+
+    #[inline]
+    pub fn contains(&self, b: u8) -> bool {
+        self.0[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
+
+    /// Where the first byte of `hay` in the set is.
+    #[inline]
+    pub fn find(&self, hay: &[u8]) -> Option<usize> {
+        hay.iter().position(|&b| self.contains(b))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -270,6 +292,18 @@ mod tests {
         ] {
             assert_eq!(scan(&set, text, 1).1, held, "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_byte_set_holds_what_was_added() {
+        let mut set = ByteSet::default();
+        for b in [0u8, 63, 64, b'<', 200, 255] {
+            set.add(b);
+        }
+        let members: Vec<u8> = (0..=255u8).filter(|&b| set.contains(b)).collect();
+        assert_eq!(members, [0u8, b'<', 63, 64, 200, 255]);
+        assert_eq!(set.find(b"ab<c"), Some(2));
+        assert_eq!(set.find(b"abc"), None);
     }
 
     #[test]

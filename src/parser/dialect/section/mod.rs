@@ -25,12 +25,14 @@ use crate::scan::python::{PyCalls, PyEvent, PyMode};
 mod deltas;
 mod ending;
 mod json;
+mod lane;
 mod named;
 mod params;
 mod python;
 
 use deltas::*;
 use json::*;
+pub(super) use lane::Lane;
 
 /// The most white space that may stand between a section without a closer
 /// and its trailer marker.
@@ -97,6 +99,9 @@ enum Read {
         from: usize,
         /// Streamed as a JSON string up to this offset, once decided.
         streamed: Option<usize>,
+        /// Decided not to stream (a value that is not a string): not asked
+        /// again on each push.
+        plain: bool,
     },
     /// Python calls.
     Python(Box<PyCalls>),
@@ -223,6 +228,10 @@ impl DialectMachine {
     }
 
     fn section_step(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) -> Flow {
+        if let Read::Value { .. } = sec.read {
+            // Most pushes inside a long value: straight there.
+            return self.param_value(sec, emit);
+        }
         let c = self.c.clone();
         let sc = &c.sections[sec.idx];
         let end = self.end();
@@ -511,7 +520,7 @@ impl DialectMachine {
     }
 
     /// The value has been read up to `upto`: look on for its first closer.
-    fn watch_to(&mut self, sec: &mut Sec, upto: usize) {
+    fn watch_to(&self, sec: &mut Sec, upto: usize) {
         if sec.first_close.is_some() {
             return;
         }

@@ -73,6 +73,7 @@ impl DialectMachine {
                             kind,
                             from: to,
                             streamed: None,
+                            plain: false,
                         };
                     }
                 }
@@ -92,6 +93,7 @@ impl DialectMachine {
                         kind,
                         from: to,
                         streamed: None,
+                        plain: false,
                     };
                 } else {
                     // The key has no value: the call cannot be read.
@@ -117,43 +119,47 @@ impl DialectMachine {
     /// typed by the tool's schema when it ends. Most pushes inside a long
     /// value end here with no marker found, so this reads the state in
     /// place and allocates nothing but the delta's text.
-    fn param_value(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) -> Flow {
-        let c = self.c.clone();
+    pub(super) fn param_value(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) -> Flow {
+        // The compiled form is borrowed field by field beside the buffer
+        // and the search state (no `Arc` clone, an atomic count, a push).
         let Some(Form::Params {
             params,
             value_end,
             trim,
             ..
-        }) = sec.form.map(|f| &c.sections[sec.idx].forms[f])
+        }) = sec.form.map(|f| &self.c.sections[sec.idx].forms[f])
         else {
             return Flow::Go;
         };
+        let trim = *trim;
         let Read::Value {
             kind,
             from,
             streamed,
+            plain,
             ..
         } = sec.read
         else {
             return Flow::Go;
         };
         let deltas = self.shared.cfg.argument_deltas;
-        let hay = &self.buf.as_bytes()[self.pos - self.base..self.end() - self.base];
+        let end = self.end();
+        let hay = &self.buf.as_bytes()[self.pos - self.base..end - self.base];
         let hit = value_end.find(&mut self.ms, hay);
         let (stop, next) = match hit {
             Some(h) => (self.pos + h.end - h.len, Some(self.pos + h.end)),
-            None => (self.end(), None),
+            None => (end, None),
         };
         self.pos = next.unwrap_or(stop);
         self.watch_to(sec, stop);
         // The value's text: one line ending dropped at each side where the
         // template writes them.
-        let raw_from = if *trim {
+        let raw_from = if trim {
             skip_line_ending(self.text(from, stop), from)
         } else {
             Some(from)
         };
-        let mut streamed = streamed;
+        let (mut streamed, mut plain) = (streamed, plain);
         if let (Some(vfrom), true) = (raw_from, deltas) {
             // Held back: a prefix of the value's end marker, and before it
             // a line ending the value may end with.
@@ -163,7 +169,7 @@ impl DialectMachine {
                     let marker = value_end.held(&self.ms);
                     let before = stop.saturating_sub(marker).max(vfrom);
                     marker
-                        + if *trim {
+                        + if trim {
                             trailing_line_ending(self.text(vfrom, before))
                         } else {
                             0
@@ -171,21 +177,28 @@ impl DialectMachine {
                 }
             };
             let safe = stop.saturating_sub(held).max(vfrom);
-            if streamed.is_none() {
+            if streamed.is_none() && !plain {
                 let Read::Value { key, .. } = &sec.read else {
                     return Flow::Go;
                 };
                 let tool = sec.calls.last().and_then(|c| c.name.as_deref());
                 let ty = self.value_type(tool, key);
-                if streams(kind, ty, self.text(vfrom, safe)) == Some(true) {
-                    streamed = Some(vfrom);
-                    self.param_delta(sec, "\"", emit);
+                match streams(kind, ty, self.text(vfrom, safe)) {
+                    Some(true) => {
+                        streamed = Some(vfrom);
+                        if let Some(call) = sec.calls.last_mut() {
+                            call.send("\"", emit);
+                        }
+                    }
+                    // Certain whatever follows (see `streams_as_string`).
+                    Some(false) => plain = true,
+                    None => {}
                 }
             }
             if let Some(sent) = streamed {
                 let upto = if next.is_some() {
                     let t = self.text(vfrom, stop);
-                    vfrom + t.len() - if *trim { final_line_ending(t) } else { 0 }
+                    vfrom + t.len() - if trim { final_line_ending(t) } else { 0 }
                 } else {
                     safe
                 };
@@ -198,9 +211,15 @@ impl DialectMachine {
             }
         }
         let Some(_) = next else {
-            if let Read::Value { streamed: s, .. } = &mut sec.read {
-                *s = streamed;
+            if let Read::Value {
+                streamed: s,
+                plain: p,
+                ..
+            } = &mut sec.read
+            {
+                (*s, *p) = (streamed, plain);
             }
+            self.arm_lane(sec);
             return Flow::Wait;
         };
         let Read::Value { key, .. } = std::mem::replace(&mut sec.read, Read::Params) else {
@@ -208,7 +227,7 @@ impl DialectMachine {
         };
         let mut text = self.text(from, stop);
         let mut at = from;
-        if *trim {
+        if trim {
             let t = trim_line_endings(text);
             at += text.len()
                 - text
@@ -221,14 +240,14 @@ impl DialectMachine {
         let tool = sec.calls.last().and_then(|c| c.name.as_deref());
         let ty = self.value_type(tool, &key);
         let v = convert(kind, ty, text, self.shared.cfg.strict, &mut sec.repairs, at);
-        if deltas {
-            if streamed.is_some() {
-                self.param_delta(sec, "\"", emit);
-            } else {
-                self.param_delta(sec, &serde_json::to_string(&v).unwrap_or_default(), emit);
-            }
-        }
         if let Some(call) = sec.calls.last_mut() {
+            if deltas {
+                if streamed.is_some() {
+                    call.send("\"", emit);
+                } else {
+                    call.send(&serde_json::to_string(&v).unwrap_or_default(), emit);
+                }
+            }
             call.params.insert(key, v);
         }
         self.ms = params.set.begin();
