@@ -71,8 +71,10 @@ impl<'a> Emit<'a> {
     /// action's, as the parser's output joins them anyway, so a push that
     /// writes its delta in several parts makes one string. Whether it
     /// wrote anything (an empty piece is no event).
+    /// `room` is what the new string is made with (the piece's likely
+    /// length: a string grown from nothing is reallocated on the way).
     #[inline]
-    pub fn arguments(&mut self, id: u64, write: impl FnOnce(&mut String)) -> bool {
+    pub fn arguments(&mut self, id: u64, room: usize, write: impl FnOnce(&mut String)) -> bool {
         if let Some(Event::ArgumentsDelta { id: last, json }) = self.out.last_mut() {
             if last.0 == id {
                 let before = json.len();
@@ -80,7 +82,7 @@ impl<'a> Emit<'a> {
                 return json.len() > before;
             }
         }
-        let mut json = String::new();
+        let mut json = String::with_capacity(room);
         write(&mut json);
         if json.is_empty() {
             return false;

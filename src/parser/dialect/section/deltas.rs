@@ -117,14 +117,16 @@ pub(super) fn json_deltas(
 impl Call {
     /// Sends the next piece of its arguments (nothing for an empty piece).
     pub(super) fn send(&mut self, json: &str, emit: &mut Emit<'_>) {
-        send_piece(self.id, &mut self.sent, emit, |out| out.push_str(json));
+        send_piece(self.id, &mut self.sent, emit, json.len(), |out| {
+            out.push_str(json)
+        });
     }
 
     /// Sends the next key of an object of arguments written key by key:
     /// `{` or `,`, the key as a JSON string, `:`.
     pub(super) fn send_key(&mut self, key: &str, emit: &mut Emit<'_>) {
         let lead = if self.sent { ',' } else { '{' };
-        send_piece(self.id, &mut self.sent, emit, |out| {
+        send_piece(self.id, &mut self.sent, emit, key.len() + 4, |out| {
             out.push(lead);
             out.push('"');
             push_json_str(out, key);
@@ -135,7 +137,7 @@ impl Call {
     /// Sends `text` as the next piece of a JSON string in its arguments,
     /// escaped straight into the event.
     pub(super) fn send_str_body(&mut self, text: &str, emit: &mut Emit<'_>) {
-        send_piece(self.id, &mut self.sent, emit, |out| {
+        send_piece(self.id, &mut self.sent, emit, escaped_room(text), |out| {
             push_json_str(out, text)
         });
     }
@@ -146,7 +148,8 @@ impl Call {
         let Call {
             id, sent, compact, ..
         } = self;
-        send_piece(*id, sent, emit, |out| {
+        let room = scanner.settled().saturating_sub(compact.at.unwrap_or(0));
+        send_piece(*id, sent, emit, room, |out| {
             compact.advance(scanner.repaired(), scanner.settled(), out)
         });
     }
@@ -159,10 +162,11 @@ fn send_piece(
     id: Option<u64>,
     sent: &mut bool,
     emit: &mut Emit<'_>,
+    room: usize,
     write: impl FnOnce(&mut String),
 ) {
     let wrote = match id {
-        Some(id) => emit.arguments(id, write),
+        Some(id) => emit.arguments(id, room, write),
         None => {
             let mut piece = String::new();
             write(&mut piece);
@@ -170,4 +174,9 @@ fn send_piece(
         }
     };
     *sent |= wrote;
+}
+
+/// Room for `text` escaped as JSON: its length and a little for escapes.
+pub(super) fn escaped_room(text: &str) -> usize {
+    text.len() + text.len() / 8 + 2
 }

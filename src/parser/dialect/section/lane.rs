@@ -109,7 +109,7 @@ impl DialectMachine {
             }
         }
         if let Some(id) = lane.delta {
-            emit.arguments(id, |out| push_json_str(out, run));
+            emit.arguments(id, escaped_room(run), |out| push_json_str(out, run));
         }
         n
     }
