@@ -82,16 +82,19 @@ impl<'a> Emit<'a> {
                 return json.len() > before;
             }
         }
-        let mut json = String::with_capacity(room);
-        write(&mut json);
-        if json.is_empty() {
-            return false;
-        }
+        // The event goes in first and its text is written in place.
         self.out.push(Event::ArgumentsDelta {
             id: ActionId(id),
-            json,
+            json: String::with_capacity(room),
         });
-        true
+        if let Some(Event::ArgumentsDelta { json, .. }) = self.out.last_mut() {
+            write(json);
+            if !json.is_empty() {
+                return true;
+            }
+        }
+        self.out.pop();
+        false
     }
 
     /// Writes events withheld while a block's fate was open.

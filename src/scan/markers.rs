@@ -98,15 +98,25 @@ impl MarkerSet {
         let start = dfa.as_ref().and_then(|d| d.start_state(Anchored::No).ok());
         let mut found: Vec<(StateID, u32)> = Vec::new();
         if let (Some(dfa), Some(start)) = (&dfa, start) {
-            let mut seen = std::collections::HashSet::new();
+            // Seen states by raw id (a hash set cost a SipHash for each of
+            // 256 transitions of every state: milliseconds for a dialect
+            // with many long markers).
+            let mut seen: Vec<bool> = Vec::new();
+            let mut mark = |s: StateID| {
+                let i = s.as_usize();
+                if i >= seen.len() {
+                    seen.resize(i + 1, false);
+                }
+                !std::mem::replace(&mut seen[i], true)
+            };
             let mut queue = std::collections::VecDeque::new();
-            seen.insert(start);
+            mark(start);
             queue.push_back((start, 0u32));
             while let Some((s, d)) = queue.pop_front() {
                 found.push((s, d));
                 for b in 0..=255u8 {
                     let n = dfa.next_state(Anchored::No, s, b);
-                    if !dfa.is_dead(n) && seen.insert(n) {
+                    if !dfa.is_dead(n) && mark(n) {
                         queue.push_back((n, d + 1));
                     }
                 }
