@@ -25,6 +25,15 @@ impl Compact {
         }
     }
 
+    /// Room for the next piece, up to `upto` (none once nothing more is
+    /// sent; at most 4 KiB, as a piece longer than that grows its string).
+    pub(super) fn room(&self, upto: usize) -> usize {
+        match self.at {
+            Some(at) if !self.refused && !self.done => upto.saturating_sub(at).min(4096),
+            _ => 0,
+        }
+    }
+
     /// Appends the compact form of `copy[at..upto]` to `out`.
     pub(super) fn advance(&mut self, copy: &str, upto: usize, out: &mut String) {
         let Some(mut i) = self.at else { return };
@@ -148,7 +157,7 @@ impl Call {
         let Call {
             id, sent, compact, ..
         } = self;
-        let room = scanner.settled().saturating_sub(compact.at.unwrap_or(0));
+        let room = compact.room(scanner.settled());
         send_piece(*id, sent, emit, room, |out| {
             compact.advance(scanner.repaired(), scanner.settled(), out)
         });
