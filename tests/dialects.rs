@@ -304,3 +304,37 @@ fn a_20kb_string_parameter_streams_in_pieces_in_every_dialect() {
         );
     }
 }
+
+/// A long raw value whose text has what ends a fast run through it: a `<`,
+/// prefixes of every raw dialect's value end marker, the section closer,
+/// line endings (`\r\n` too), non-ASCII text; read alike at every
+/// chunking, argument deltas on and off, and with the block limit falling
+/// inside the value, just before its end, at it and just after.
+#[test]
+fn long_raw_values_read_alike_at_every_chunking() {
+    use common::dialects::{call, calls_text, RAW};
+    let mut value = String::from("\n");
+    for i in 0..6 {
+        value.push_str(&format!(
+            "line {i}: a < b && c </param </arg_val </｜DSML｜para x;\r\n  // </tool_call> ünï ✓ \"q\" \\ \t{{}}\n"
+        ));
+    }
+    for dialect in RAW {
+        let args = serde_json::json!({"path": "a.rs", "content": value, "n": 3});
+        let text = format!(
+            "Writing.\n{}\nDone.",
+            calls_text(dialect, &[call("write_file", args)])
+        );
+        let opener = text.find('<').expect("a section opener");
+        let section = text.rfind("Done.").expect("the end") - opener;
+        for deltas in [false, true] {
+            let cfg = config(dialect).argument_deltas(deltas);
+            let events = actionstream::oracle::check(&cfg, &text);
+            let (complete, invalid) = calls(&events);
+            assert_eq!((complete.len(), invalid.len()), (1, 0), "{dialect}");
+            for limit in [section / 2, section - 40, section - 1, section, section + 1] {
+                actionstream::oracle::check(&cfg.clone().max_block_bytes(limit), &text);
+            }
+        }
+    }
+}

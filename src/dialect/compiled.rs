@@ -6,7 +6,7 @@
 use std::sync::Arc;
 
 use super::{Calls, Dialect, KeyEnd};
-use crate::scan::markers::MarkerSet;
+use crate::scan::markers::{ByteSet, MarkerSet};
 
 /// What a marker found in narrative does.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -85,6 +85,11 @@ pub(crate) enum Form {
         value: Option<Roles<ParamMark>>,
         value_end: MarkerSet,
         trim: bool,
+        /// The bytes that end the fast lane through a value (see
+        /// `parser/dialect/section/lane.rs`): those that can begin its end
+        /// marker or the section's closer, and line endings where they
+        /// are trimmed.
+        stops: ByteSet,
     },
     Python {
         list: bool,
@@ -256,6 +261,19 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
                 }),
                 value_end: MarkerSet::new(&[value_end.as_str()]),
                 trim: *trim_line_endings,
+                stops: {
+                    let mut stops = ByteSet::default();
+                    for m in [Some(value_end.as_str()), sec_close].into_iter().flatten() {
+                        if let Some(&b) = m.as_bytes().first() {
+                            stops.add(b);
+                        }
+                    }
+                    if *trim_line_endings {
+                        stops.add(b'\r');
+                        stops.add(b'\n');
+                    }
+                    stops
+                },
             }
         }
         Calls::Python { list } => Form::Python { list: *list },

@@ -66,6 +66,37 @@ impl<'a> Emit<'a> {
         self.out.push(event);
     }
 
+    /// Writes the next piece of action `id`'s arguments (`write` appends
+    /// it): joined to the piece just written when that is the same
+    /// action's, as the parser's output joins them anyway, so a push that
+    /// writes its delta in several parts makes one string. Whether it
+    /// wrote anything (an empty piece is no event).
+    /// `room` is what the new string is made with (the piece's likely
+    /// length: a string grown from nothing is reallocated on the way).
+    #[inline]
+    pub fn arguments(&mut self, id: u64, room: usize, write: impl FnOnce(&mut String)) -> bool {
+        if let Some(Event::ArgumentsDelta { id: last, json }) = self.out.last_mut() {
+            if last.0 == id {
+                let before = json.len();
+                write(json);
+                return json.len() > before;
+            }
+        }
+        // The event goes in first and its text is written in place.
+        self.out.push(Event::ArgumentsDelta {
+            id: ActionId(id),
+            json: String::with_capacity(room),
+        });
+        if let Some(Event::ArgumentsDelta { json, .. }) = self.out.last_mut() {
+            write(json);
+            if !json.is_empty() {
+                return true;
+            }
+        }
+        self.out.pop();
+        false
+    }
+
     /// Writes events withheld while a block's fate was open.
     #[inline]
     pub fn extend(&mut self, events: Vec<Event>) {

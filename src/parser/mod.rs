@@ -477,15 +477,21 @@ impl Parser {
                 }
                 Event::ArgumentsDelta { id, json } => {
                     self.streamed.insert(id.0);
-                    if let Some(public) = self.public.get(&id.0) {
-                        *id = *public;
-                    }
+                    let public = self.public.get(&id.0).copied().unwrap_or(*id);
                     if let Some(Event::ArgumentsDelta { id: prev, json: j }) = out.last_mut() {
-                        if prev == id {
+                        if *prev == public {
                             j.push_str(json);
                             continue;
                         }
                     }
+                    // Renumbered once moved: a field written just before
+                    // the move stalls the copy (the most frequent event of
+                    // a streamed call).
+                    out.push(event);
+                    if let Some(Event::ArgumentsDelta { id, .. }) = out.last_mut() {
+                        *id = public;
+                    }
+                    continue;
                 }
                 Event::ActionComplete(a) => {
                     // Syntaxes that do not stream their arguments give them

@@ -19,25 +19,33 @@
 //! computed once per set, by a breadth-first walk from the start state (a
 //! transition adds at most one to the depth, and the trie path reaches each
 //! state in exactly its depth), and looked up only when a caller asks
-//! ([`MarkerSet::held`]), once per push.
+//! ([`MarkerSet::held`]), once per push. The table is indexed by state id:
+//! the crate's ids are premultiplied by its row width, so they are shifted
+//! down by the zero bits they all share, which keeps the table as long as
+//! the automaton has states (a hash map cost a SipHash per push).
 //!
 //! While the automaton sits in its start state nothing can be pending, so
 //! the search skips ahead with `memchr` to the next byte that begins a
-//! marker: prose runs at memchr speed.
-
-use std::collections::HashMap;
+//! marker: prose runs at memchr speed. A short piece (a streamed token is
+//! a few bytes) is looked at with the byte table instead, which costs less
+//! than a call into memchr for so few bytes.
 
 use aho_corasick::automaton::{Automaton, StateID};
 use aho_corasick::dfa::DFA;
 use aho_corasick::{Anchored, MatchKind};
+
+/// Below this many bytes the skip to a marker's first byte reads the byte
+/// table rather than calling memchr.
+const SHORT: usize = 16;
 
 /// A set of markers and the automaton that finds them.
 #[derive(Debug, Clone)]
 pub(crate) struct MarkerSet {
     dfa: Option<DFA>,
     start: Option<StateID>,
-    /// Depth of each state, by state id.
-    depth: HashMap<StateID, usize>,
+    /// Depth of each state, at its id shifted right by `shift`.
+    depth: Vec<u32>,
+    shift: u32,
     /// Bytes that begin a marker.
     first: [bool; 256],
     /// Up to three such bytes, for memchr; `None` when there are more.
@@ -88,29 +96,53 @@ impl MarkerSet {
                 .ok()
         };
         let start = dfa.as_ref().and_then(|d| d.start_state(Anchored::No).ok());
-        let mut depth = HashMap::new();
+        let mut found: Vec<(StateID, u32)> = Vec::new();
         if let (Some(dfa), Some(start)) = (&dfa, start) {
+            // Seen states by raw id (a hash set cost a SipHash for each of
+            // 256 transitions of every state: milliseconds for a dialect
+            // with many long markers).
+            let mut seen: Vec<bool> = Vec::new();
+            let mut mark = |s: StateID| {
+                let i = s.as_usize();
+                if i >= seen.len() {
+                    seen.resize(i + 1, false);
+                }
+                !std::mem::replace(&mut seen[i], true)
+            };
             let mut queue = std::collections::VecDeque::new();
-            depth.insert(start, 0);
-            queue.push_back(start);
-            while let Some(s) = queue.pop_front() {
-                let d = depth[&s];
+            mark(start);
+            queue.push_back((start, 0u32));
+            while let Some((s, d)) = queue.pop_front() {
+                found.push((s, d));
                 for b in 0..=255u8 {
                     let n = dfa.next_state(Anchored::No, s, b);
-                    if dfa.is_dead(n) {
-                        continue;
+                    if !dfa.is_dead(n) && mark(n) {
+                        queue.push_back((n, d + 1));
                     }
-                    depth.entry(n).or_insert_with(|| {
-                        queue.push_back(n);
-                        d + 1
-                    });
                 }
             }
+        }
+        let shift = found
+            .iter()
+            .map(|(s, _)| s.as_usize())
+            .filter(|&s| s != 0)
+            .map(usize::trailing_zeros)
+            .min()
+            .unwrap_or(0);
+        let rows = found
+            .iter()
+            .map(|(s, _)| (s.as_usize() >> shift) + 1)
+            .max()
+            .unwrap_or(0);
+        let mut depth = vec![0u32; rows];
+        for (s, d) in found {
+            depth[s.as_usize() >> shift] = d;
         }
         MarkerSet {
             dfa,
             start,
             depth,
+            shift,
             first,
             first3,
             lens,
@@ -142,8 +174,8 @@ impl MarkerSet {
                 // Nothing pending: skip to a byte that begins a marker.
                 let rest = &hay[i..];
                 let skip = match self.first3 {
-                    Some((a, b, c)) => memchr::memchr3(a, b, c, rest),
-                    None => rest.iter().position(|&b| self.first[usize::from(b)]),
+                    Some((a, b, c)) if rest.len() >= SHORT => memchr::memchr3(a, b, c, rest),
+                    _ => rest.iter().position(|&b| self.first[usize::from(b)]),
                 };
                 match skip {
                     Some(k) => i += k,
@@ -174,11 +206,34 @@ impl MarkerSet {
 
     /// How many of the bytes stepped over so far could still begin a
     /// marker (the longest marker prefix they end with).
+    #[inline]
     pub fn held(&self, state: &MarkerState) -> usize {
         state
             .0
-            .and_then(|s| self.depth.get(&s).copied())
-            .unwrap_or(0)
+            .and_then(|s| self.depth.get(s.as_usize() >> self.shift))
+            .map_or(0, |&d| d as usize)
+    }
+}
+
+/// A set of bytes, as a bitmap: what a fast path may skip over is
+/// whatever is not in it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) struct ByteSet([u64; 4]);
+
+impl ByteSet {
+    pub fn add(&mut self, b: u8) {
+        self.0[usize::from(b >> 6)] |= 1 << (b & 63);
+    }
+
+    #[inline]
+    pub fn contains(&self, b: u8) -> bool {
+        self.0[usize::from(b >> 6)] & (1 << (b & 63)) != 0
+    }
+
+    /// Where the first byte of `hay` in the set is.
+    #[inline]
+    pub fn find(&self, hay: &[u8]) -> Option<usize> {
+        hay.iter().position(|&b| self.contains(b))
     }
 }
 
@@ -247,6 +302,18 @@ mod tests {
         ] {
             assert_eq!(scan(&set, text, 1).1, held, "{text:?}");
         }
+    }
+
+    #[test]
+    fn a_byte_set_holds_what_was_added() {
+        let mut set = ByteSet::default();
+        for b in [0u8, 63, 64, b'<', 200, 255] {
+            set.add(b);
+        }
+        let members: Vec<u8> = (0..=255u8).filter(|&b| set.contains(b)).collect();
+        assert_eq!(members, [0u8, b'<', 63, 64, 200, 255]);
+        assert_eq!(set.find(b"ab<c"), Some(2));
+        assert_eq!(set.find(b"abc"), None);
     }
 
     #[test]

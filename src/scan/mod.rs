@@ -1,6 +1,7 @@
 //! Scanners: small state machines stepped over the text, each knowing one
 //! piece of syntax.
 
+pub(crate) mod escape;
 pub(crate) mod fence;
 pub(crate) mod json;
 pub(crate) mod line;

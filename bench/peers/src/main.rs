@@ -3,8 +3,10 @@
 //! gives it, `smg-project/smg`), in one run; prints markdown tables.
 //!
 //! ```text
-//! cargo run --release --manifest-path bench/peers/Cargo.toml [-- speed | -- splits]
+//! cargo run --release --manifest-path bench/peers/Cargo.toml [-- speed [DIALECT] | -- splits]
 //! ```
+//!
+//! `-- speed glm` times only that dialect (ours' name for it).
 //!
 //! This crate is its own workspace, built only by hand: the main build never
 //! compiles the peer. A full run takes several minutes, most of it the
@@ -65,6 +67,7 @@ type Call = (String, Value);
 
 fn main() {
     let which = std::env::args().nth(1).unwrap_or_default();
+    let only = std::env::args().nth(2);
     let peer = Peer::new();
     let lacking: Vec<&str> = BUILTIN
         .iter()
@@ -80,7 +83,7 @@ fn main() {
             .join(", ")
     );
     if which.is_empty() || which == "speed" {
-        speed(&peer);
+        speed(&peer, only.as_deref());
     }
     if which.is_empty() || which == "splits" {
         splits(&peer);
@@ -436,7 +439,8 @@ fn found(calls: &[Call]) -> bool {
     matches!(calls, [(name, _)] if name == "write_file")
 }
 
-fn speed(peer: &Peer) {
+/// The speed table; with `only`, just that dialect's row.
+fn speed(peer: &Peer, only: Option<&str>) {
     const SIZE: usize = 64 * 1024;
     println!("### Speed: one `write_file` call with a 64 KB `content`, in 4-byte chunks\n");
     println!("Ours pushes raw 4-byte pieces. The peer's pieces are cut at the next character boundary; where it finds no call in them, it is timed again with pieces that never cut a marker (\"markers whole\"), as a model's special tokens arrive. A ratio in parentheses compares with a peer that did not find the call. Each time is the fastest of the runs shown, taken in turn; a peer that needs more than 3 s for one input is run once.\n");
@@ -449,6 +453,9 @@ fn speed(peer: &Peer) {
     let mut notes = Vec::new();
     let mut worst: (f64, &str) = (f64::MAX, "");
     for (ours, theirs) in PAIRS {
+        if only.is_some_and(|o| o != ours) {
+            continue;
+        }
         let text = long_call(ours, &body);
         let plain = dialect_parser(ours, false);
         let deltas = dialect_parser(ours, true);

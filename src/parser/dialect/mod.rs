@@ -104,6 +104,9 @@ pub(super) struct DialectMachine {
     /// first closer: a block that opened in it does not go back again,
     /// so no text is read more than twice.
     replayed: usize,
+    /// Armed at the end of a push inside a long raw value: the next push's
+    /// plain bytes skip the walk (`section/lane.rs`).
+    lane: Option<section::Lane>,
 }
 
 impl DialectMachine {
@@ -129,6 +132,7 @@ impl DialectMachine {
             fed: 0,
             cap: None,
             replayed: 0,
+            lane: None,
         }
     }
 
@@ -162,7 +166,12 @@ impl DialectMachine {
     }
 
     pub fn push(&mut self, text: &str, emit: &mut Emit<'_>) {
-        self.buf.push_str(text);
+        let taken = self.lane_push(text, emit);
+        if taken > 0 && taken == text.len() {
+            return;
+        }
+        self.lane = None;
+        self.buf.push_str(text.get(taken..).unwrap_or_default());
         self.run(emit);
     }
 
@@ -186,19 +195,17 @@ impl DialectMachine {
 
     /// Gives out what can no longer begin a marker, and compacts.
     fn flush(&mut self, emit: &mut Emit<'_>) {
-        let c = self.c.clone();
-        match &self.state {
+        match self.state {
             DState::Text | DState::Skip { .. } => {
                 let set = match self.state {
-                    DState::Skip { section } => c.sections[section].close_set.as_ref(),
-                    _ => Some(&c.outer.set),
+                    DState::Skip { section } => self.c.sections[section].close_set.as_ref(),
+                    _ => Some(&self.c.outer.set),
                 };
                 let held = set.map_or(0, |s| s.held(&self.ms));
                 self.narrative_to(self.pos - held, emit);
             }
             DState::Reasoning(enc) => {
-                let roles = self.reason_roles(*enc);
-                let held = roles.set.held(&self.ms);
+                let held = self.reason_roles(enc).set.held(&self.ms);
                 self.reasoning_to(self.pos - held, emit);
             }
             _ => {}
@@ -464,6 +471,7 @@ impl DialectMachine {
     // -- end of input -------------------------------------------------------
 
     pub fn finish(&mut self, emit: &mut Emit<'_>) {
+        self.lane = None;
         let end = self.end();
         match std::mem::replace(&mut self.state, DState::Detached) {
             DState::Section(sec) => {

@@ -1,6 +1,6 @@
-//! Python literals written as JSON: strings escaped for JSON, numbers in
-//! Python's forms (`1_000`, `0x1f`, `.5`, `1.`) made JSON numbers, and the
-//! short excerpts error messages quote.
+//! Python literals written as JSON: numbers in Python's forms (`1_000`,
+//! `0x1f`, `.5`, `1.`) made JSON numbers, and the short excerpts error
+//! messages quote. (Strings are escaped by `scan::escape`.)
 
 /// The first 60 characters of `s`, for messages.
 pub(super) fn short(s: &str) -> String {
@@ -12,31 +12,6 @@ pub(super) fn short(s: &str) -> String {
 
 pub(super) fn lone_surrogate(code: u32, place: &str) -> String {
     format!("a lone surrogate \\u{code:04x} in a string {place}, which JSON cannot carry")
-}
-
-/// Writes `s` as the inside of a JSON string.
-pub(super) fn push_json_str(out: &mut String, s: &str) {
-    let mut from = 0;
-    for (i, b) in s.bytes().enumerate() {
-        let esc: Option<&str> = match b {
-            b'"' => Some("\\\""),
-            b'\\' => Some("\\\\"),
-            b'\n' => Some("\\n"),
-            b'\r' => Some("\\r"),
-            b'\t' => Some("\\t"),
-            0x08 => Some("\\b"),
-            0x0c => Some("\\f"),
-            0..=0x1f => None,
-            _ => continue,
-        };
-        out.push_str(&s[from..i]);
-        match esc {
-            Some(e) => out.push_str(e),
-            None => out.push_str(&format!("\\u{b:04x}")),
-        }
-        from = i + 1;
-    }
-    out.push_str(&s[from..]);
 }
 
 /// A Python number literal as JSON number text: `1.` → `1.0`, `.5` →

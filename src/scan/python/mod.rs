@@ -51,6 +51,7 @@ use serde_json::{Map, Value};
 
 use super::json::describe;
 use super::python_str::{decode_step, PyEsc};
+use crate::scan::escape::push_json_str;
 
 mod literal;
 mod messages;

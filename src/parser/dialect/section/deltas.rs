@@ -2,6 +2,7 @@
 //! pieces a parameter form writes.
 
 use super::*;
+use crate::scan::escape::push_json_str;
 
 /// Compact JSON from a scanner's repaired copy: white space outside strings
 /// dropped, stopping where the value that begins at `at` ends.
@@ -21,6 +22,15 @@ impl Compact {
         Compact {
             at: Some(at),
             ..Compact::default()
+        }
+    }
+
+    /// Room for the next piece, up to `upto` (none once nothing more is
+    /// sent; at most 4 KiB, as a piece longer than that grows its string).
+    pub(super) fn room(&self, upto: usize) -> usize {
+        match self.at {
+            Some(at) if !self.refused && !self.done => upto.saturating_sub(at).min(4096),
+            _ => 0,
         }
     }
 
@@ -73,7 +83,7 @@ impl Compact {
 }
 
 impl DialectMachine {
-    pub(super) fn param_delta(&mut self, sec: &mut Sec, json: String, emit: &mut Emit<'_>) {
+    pub(super) fn param_delta(&mut self, sec: &mut Sec, json: &str, emit: &mut Emit<'_>) {
         if let Some(call) = sec.calls.last_mut() {
             call.send(json, emit);
         }
@@ -115,36 +125,67 @@ pub(super) fn json_deltas(
 
 impl Call {
     /// Sends the next piece of its arguments (nothing for an empty piece).
-    pub(super) fn send(&mut self, json: String, emit: &mut Emit<'_>) {
-        if json.is_empty() {
-            return;
-        }
-        self.sent = true;
-        if let Some(id) = self.id {
-            emit.push(Event::ArgumentsDelta {
-                id: ActionId(id),
-                json,
-            });
-        }
+    pub(super) fn send(&mut self, json: &str, emit: &mut Emit<'_>) {
+        send_piece(self.id, &mut self.sent, emit, json.len(), |out| {
+            out.push_str(json)
+        });
+    }
+
+    /// Sends the next key of an object of arguments written key by key:
+    /// `{` or `,`, the key as a JSON string, `:`.
+    pub(super) fn send_key(&mut self, key: &str, emit: &mut Emit<'_>) {
+        let lead = if self.sent { ',' } else { '{' };
+        send_piece(self.id, &mut self.sent, emit, key.len() + 4, |out| {
+            out.push(lead);
+            out.push('"');
+            push_json_str(out, key);
+            out.push_str("\":");
+        });
+    }
+
+    /// Sends `text` as the next piece of a JSON string in its arguments,
+    /// escaped straight into the event.
+    pub(super) fn send_str_body(&mut self, text: &str, emit: &mut Emit<'_>) {
+        send_piece(self.id, &mut self.sent, emit, escaped_room(text), |out| {
+            push_json_str(out, text)
+        });
     }
 
     /// Sends what `scanner` has settled of its JSON arguments since the
     /// last piece.
     pub(super) fn stream_json(&mut self, scanner: &JsonScanner, emit: &mut Emit<'_>) {
-        let mut piece = String::new();
-        self.compact
-            .advance(scanner.repaired(), scanner.settled(), &mut piece);
-        self.send(piece, emit);
+        let Call {
+            id, sent, compact, ..
+        } = self;
+        let room = compact.room(scanner.settled());
+        send_piece(*id, sent, emit, room, |out| {
+            compact.advance(scanner.repaired(), scanner.settled(), out)
+        });
     }
 }
 
-/// A JSON string's text (quotes and escapes) for `s`.
-pub(super) fn json_str(s: &str) -> String {
-    serde_json::to_string(s).unwrap_or_default()
+/// Sends the piece `write` appends as call `id`'s next argument delta,
+/// written straight into the event (no string of its own); `sent` notes
+/// that a piece went out. Nothing for an empty piece.
+fn send_piece(
+    id: Option<u64>,
+    sent: &mut bool,
+    emit: &mut Emit<'_>,
+    room: usize,
+    write: impl FnOnce(&mut String),
+) {
+    let wrote = match id {
+        Some(id) => emit.arguments(id, room, write),
+        None => {
+            let mut piece = String::new();
+            write(&mut piece);
+            !piece.is_empty()
+        }
+    };
+    *sent |= wrote;
 }
 
-/// A string's escaped content, without the quotes.
-pub(super) fn json_str_body(s: &str) -> String {
-    let q = json_str(s);
-    q.get(1..q.len().saturating_sub(1)).unwrap_or("").to_owned()
+/// Room for `text` escaped as JSON: its length and a little for escapes.
+pub(super) fn escaped_room(text: &str) -> usize {
+    text.len() + text.len() / 8 + 2
 }

@@ -25,12 +25,14 @@ use crate::scan::python::{PyCalls, PyEvent, PyMode};
 mod deltas;
 mod ending;
 mod json;
+mod lane;
 mod named;
 mod params;
 mod python;
 
 use deltas::*;
 use json::*;
+pub(super) use lane::Lane;
 
 /// The most white space that may stand between a section without a closer
 /// and its trailer marker.
@@ -97,6 +99,9 @@ enum Read {
         from: usize,
         /// Streamed as a JSON string up to this offset, once decided.
         streamed: Option<usize>,
+        /// Decided not to stream (a value that is not a string): not asked
+        /// again on each push.
+        plain: bool,
     },
     /// Python calls.
     Python(Box<PyCalls>),
@@ -223,6 +228,10 @@ impl DialectMachine {
     }
 
     fn section_step(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) -> Flow {
+        if let Read::Value { .. } = sec.read {
+            // Most pushes inside a long value: straight there.
+            return self.param_value(sec, emit);
+        }
         let c = self.c.clone();
         let sc = &c.sections[sec.idx];
         let end = self.end();
@@ -511,11 +520,10 @@ impl DialectMachine {
     }
 
     /// The value has been read up to `upto`: look on for its first closer.
-    fn watch_to(&mut self, sec: &mut Sec, upto: usize) {
+    fn watch_to(&self, sec: &mut Sec, upto: usize) {
         if sec.first_close.is_some() {
             return;
         }
-        let c = self.c.clone();
         let Some(w) = sec.watch.as_mut() else {
             return;
         };
@@ -523,12 +531,10 @@ impl DialectMachine {
             return;
         }
         let call_end = w.call_end;
-        let set = match c.sections[sec.idx]
-            .forms
-            .get(sec.form.unwrap_or(usize::MAX))
-        {
+        let sc = &self.c.sections[sec.idx];
+        let set = match sc.forms.get(sec.form.unwrap_or(usize::MAX)) {
             Some(Form::Named { end: Some(e), .. }) if call_end => Some(e),
-            _ if !call_end => c.sections[sec.idx].close_set.as_ref(),
+            _ if !call_end => sc.close_set.as_ref(),
             _ => None,
         };
         let Some(set) = set else {

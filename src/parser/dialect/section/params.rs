@@ -5,6 +5,9 @@ use super::*;
 
 impl DialectMachine {
     pub(super) fn params_step(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) -> Flow {
+        if let Read::Value { .. } = sec.read {
+            return self.param_value(sec, emit);
+        }
         let c = self.c.clone();
         let Some(Form::Params {
             name,
@@ -13,7 +16,6 @@ impl DialectMachine {
             key_ends,
             value,
             value_end,
-            trim,
             ..
         }) = sec.form.map(|f| &c.sections[sec.idx].forms[f])
         else {
@@ -54,8 +56,7 @@ impl DialectMachine {
                 let kind = key_ends.get(i).map_or(ValueKind::Typed, |k| k.value);
                 if deltas {
                     if let Some(call) = sec.calls.last_mut() {
-                        let lead = if call.sent { "," } else { "{" };
-                        call.send(format!("{lead}{}:", json_str(&key)), emit);
+                        call.send_key(&key, emit);
                     }
                 }
                 match value {
@@ -72,6 +73,7 @@ impl DialectMachine {
                             kind,
                             from: to,
                             streamed: None,
+                            plain: false,
                         };
                     }
                 }
@@ -91,6 +93,7 @@ impl DialectMachine {
                         kind,
                         from: to,
                         streamed: None,
+                        plain: false,
                     };
                 } else {
                     // The key has no value: the call cannot be read.
@@ -106,108 +109,149 @@ impl DialectMachine {
                     self.param_mark(sec, role, to, emit);
                 }
             }
-            Read::Value {
-                key,
-                kind,
-                from,
-                mut streamed,
-            } => {
-                let hay = &self.buf.as_bytes()[self.pos - self.base..self.end() - self.base];
-                let hit = value_end.find(&mut self.ms, hay);
-                let (stop, next) = match hit {
-                    Some(h) => (self.pos + h.end - h.len, Some(self.pos + h.end)),
-                    None => (self.end(), None),
-                };
-                self.pos = next.unwrap_or(stop);
-                self.watch_to(sec, stop);
-                // The value's text: one line ending dropped at each side
-                // where the template writes them.
-                let raw_from = if *trim {
-                    skip_line_ending(self.text(from, stop), from)
-                } else {
-                    Some(from)
-                };
-                let tool = sec.calls.last().and_then(|c| c.name.clone());
-                if let Some(vfrom) = raw_from {
-                    if deltas {
-                        // Held back: a prefix of the value's end marker,
-                        // and before it a line ending the value may end with.
-                        let held = match next {
-                            Some(_) => 0,
-                            None => {
-                                let marker = value_end.held(&self.ms);
-                                let before = stop.saturating_sub(marker).max(vfrom);
-                                marker
-                                    + if *trim {
-                                        trailing_line_ending(self.text(vfrom, before))
-                                    } else {
-                                        0
-                                    }
-                            }
-                        };
-                        let safe = stop.saturating_sub(held).max(vfrom);
-                        if streamed.is_none() {
-                            let ty = self.value_type(tool.as_deref(), &key);
-                            if streams(kind, ty, self.text(vfrom, safe)) == Some(true) {
-                                streamed = Some(vfrom);
-                                self.param_delta(sec, "\"".to_owned(), emit);
-                            }
-                        }
-                        if let Some(sent) = streamed {
-                            let upto = if next.is_some() {
-                                let t = self.text(vfrom, stop);
-                                vfrom + t.len() - if *trim { final_line_ending(t) } else { 0 }
-                            } else {
-                                safe
-                            };
-                            if upto > sent {
-                                let body = json_str_body(self.text(sent, upto));
-                                self.param_delta(sec, body, emit);
-                                streamed = Some(upto);
-                            }
-                        }
-                    }
-                }
-                let Some(_) = next else {
-                    sec.read = Read::Value {
-                        key,
-                        kind,
-                        from,
-                        streamed,
-                    };
-                    return Flow::Wait;
-                };
-                let mut text = self.text(from, stop);
-                let mut at = from;
-                if *trim {
-                    let t = trim_line_endings(text);
-                    at += text.len()
-                        - text
-                            .trim_start_matches(['\r', '\n'])
-                            .len()
-                            .max(t.len())
-                            .min(text.len());
-                    text = t;
-                }
-                let ty = self.value_type(tool.as_deref(), &key);
-                let v = convert(kind, ty, text, self.shared.cfg.strict, &mut sec.repairs, at);
-                if deltas {
-                    let piece = if streamed.is_some() {
-                        "\"".to_owned()
-                    } else {
-                        serde_json::to_string(&v).unwrap_or_default()
-                    };
-                    self.param_delta(sec, piece, emit);
-                }
-                if let Some(call) = sec.calls.last_mut() {
-                    call.params.insert(key, v);
-                }
-                self.ms = params.set.begin();
-                sec.stray = Some((self.pos, Stray::InCall));
-                sec.read = Read::Params;
-            }
             other => sec.read = other,
         }
+        Flow::Go
+    }
+
+    /// A raw value, read up to its end marker: streamed as a JSON string
+    /// while it is written once that is certain (argument deltas on), and
+    /// typed by the tool's schema when it ends. Most pushes inside a long
+    /// value end here with no marker found, so this reads the state in
+    /// place and allocates nothing but the delta's text.
+    pub(super) fn param_value(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) -> Flow {
+        // The compiled form is borrowed field by field beside the buffer
+        // and the search state (no `Arc` clone, an atomic count, a push).
+        let Some(Form::Params {
+            params,
+            value_end,
+            trim,
+            ..
+        }) = sec.form.map(|f| &self.c.sections[sec.idx].forms[f])
+        else {
+            return Flow::Go;
+        };
+        let trim = *trim;
+        let Read::Value {
+            kind,
+            from,
+            streamed,
+            plain,
+            ..
+        } = sec.read
+        else {
+            return Flow::Go;
+        };
+        let deltas = self.shared.cfg.argument_deltas;
+        let end = self.end();
+        let hay = &self.buf.as_bytes()[self.pos - self.base..end - self.base];
+        let hit = value_end.find(&mut self.ms, hay);
+        let (stop, next) = match hit {
+            Some(h) => (self.pos + h.end - h.len, Some(self.pos + h.end)),
+            None => (end, None),
+        };
+        self.pos = next.unwrap_or(stop);
+        self.watch_to(sec, stop);
+        // The value's text: one line ending dropped at each side where the
+        // template writes them.
+        let raw_from = if trim {
+            skip_line_ending(self.text(from, stop), from)
+        } else {
+            Some(from)
+        };
+        let (mut streamed, mut plain) = (streamed, plain);
+        if let (Some(vfrom), true) = (raw_from, deltas) {
+            // Held back: a prefix of the value's end marker, and before it
+            // a line ending the value may end with.
+            let held = match next {
+                Some(_) => 0,
+                None => {
+                    let marker = value_end.held(&self.ms);
+                    let before = stop.saturating_sub(marker).max(vfrom);
+                    marker
+                        + if trim {
+                            trailing_line_ending(self.text(vfrom, before))
+                        } else {
+                            0
+                        }
+                }
+            };
+            let safe = stop.saturating_sub(held).max(vfrom);
+            if streamed.is_none() && !plain {
+                let Read::Value { key, .. } = &sec.read else {
+                    return Flow::Go;
+                };
+                let tool = sec.calls.last().and_then(|c| c.name.as_deref());
+                let ty = self.value_type(tool, key);
+                match streams(kind, ty, self.text(vfrom, safe)) {
+                    Some(true) => {
+                        streamed = Some(vfrom);
+                        if let Some(call) = sec.calls.last_mut() {
+                            call.send("\"", emit);
+                        }
+                    }
+                    // Certain whatever follows (see `streams_as_string`).
+                    Some(false) => plain = true,
+                    None => {}
+                }
+            }
+            if let Some(sent) = streamed {
+                let upto = if next.is_some() {
+                    let t = self.text(vfrom, stop);
+                    vfrom + t.len() - if trim { final_line_ending(t) } else { 0 }
+                } else {
+                    safe
+                };
+                if upto > sent {
+                    if let Some(call) = sec.calls.last_mut() {
+                        call.send_str_body(self.text(sent, upto), emit);
+                    }
+                    streamed = Some(upto);
+                }
+            }
+        }
+        let Some(_) = next else {
+            if let Read::Value {
+                streamed: s,
+                plain: p,
+                ..
+            } = &mut sec.read
+            {
+                (*s, *p) = (streamed, plain);
+            }
+            self.arm_lane(sec);
+            return Flow::Wait;
+        };
+        let Read::Value { key, .. } = std::mem::replace(&mut sec.read, Read::Params) else {
+            return Flow::Go;
+        };
+        let mut text = self.text(from, stop);
+        let mut at = from;
+        if trim {
+            let t = trim_line_endings(text);
+            at += text.len()
+                - text
+                    .trim_start_matches(['\r', '\n'])
+                    .len()
+                    .max(t.len())
+                    .min(text.len());
+            text = t;
+        }
+        let tool = sec.calls.last().and_then(|c| c.name.as_deref());
+        let ty = self.value_type(tool, &key);
+        let v = convert(kind, ty, text, self.shared.cfg.strict, &mut sec.repairs, at);
+        if let Some(call) = sec.calls.last_mut() {
+            if deltas {
+                if streamed.is_some() {
+                    call.send("\"", emit);
+                } else {
+                    call.send(&serde_json::to_string(&v).unwrap_or_default(), emit);
+                }
+            }
+            call.params.insert(key, v);
+        }
+        self.ms = params.set.begin();
+        sec.stray = Some((self.pos, Stray::InCall));
         Flow::Go
     }
 
@@ -256,7 +300,7 @@ impl DialectMachine {
                 let closing = if call.sent { "}" } else { "{}" };
                 call.args = Some(Ok(Value::Object(std::mem::take(&mut call.params))));
                 if deltas {
-                    call.send(closing.to_owned(), emit);
+                    call.send(closing, emit);
                 }
             }
         }

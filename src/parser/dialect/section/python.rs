@@ -38,7 +38,7 @@ impl DialectMachine {
                 }
                 PyEvent::Args(json) => {
                     if self.shared.cfg.argument_deltas {
-                        self.param_delta(sec, json, emit);
+                        self.param_delta(sec, &json, emit);
                     }
                 }
                 PyEvent::End { arguments, .. } => {

@@ -1,0 +1,116 @@
+//! The fast lane through a long raw value (a file body in a parameter
+//! form, `glm`'s `<arg_value>`, `qwen3_coder`'s `<parameter=…>`).
+//!
+//! Inside such a value a push is most often a few bytes of the value and
+//! nothing else: no byte that can begin the value's end marker or the
+//! section's closer, nothing held back. The general path walks the whole
+//! machine for those bytes (the run loop, the section's block limit, the
+//! form's markers, the watch for a first closer, the line endings held
+//! back), which is most of the cost of a small push. So when a push leaves
+//! a value in that state (both searches at their start, every byte read
+//! streamed or the value not streamed at all), the machine arms a lane: the
+//! next pushes' bytes before the first one that is a stop
+//! ([`Form::Params`]'s `stops`) go straight on (appended to the buffer,
+//! both searches moved past them, sent as the next piece of the JSON
+//! string), within the block limit; the rest of a push takes the general
+//! path, which arms the lane again if it can.
+//!
+//! What the lane does with a byte is what the general path would do with
+//! it: a byte that is no stop leaves both searches at their start, holds
+//! nothing back, and decides nothing. The events are the same, for any
+//! chunking; the lane only skips the walk.
+
+use super::*;
+use crate::scan::escape::push_json_str;
+use crate::scan::markers::ByteSet;
+
+/// An armed lane.
+#[derive(Debug, Clone, Copy)]
+pub(in crate::parser::dialect) struct Lane {
+    stops: ByteSet,
+    /// The value may run up to here: the section's block limit.
+    limit: usize,
+    /// The call the value's bytes are streamed to, as argument deltas.
+    delta: Option<u64>,
+}
+
+impl DialectMachine {
+    /// At the end of a push that read a value up to `pos` and found no
+    /// end: arms the lane if the value is in the state it keeps.
+    pub(super) fn arm_lane(&mut self, sec: &Sec) {
+        let sc = &self.c.sections[sec.idx];
+        let Some(Form::Params {
+            value_end, stops, ..
+        }) = sec.form.map(|f| &sc.forms[f])
+        else {
+            return;
+        };
+        let Read::Value {
+            streamed, plain, ..
+        } = sec.read
+        else {
+            return;
+        };
+        let limit = sec.from.saturating_add(self.shared.cfg.max_block_bytes);
+        let read_all = self.pos == self.base + self.buf.len() && self.pos <= limit;
+        let watch_idle = sec.first_close.is_some()
+            || match (&sec.watch, &sc.close_set) {
+                (None, _) => true,
+                (Some(w), Some(set)) => w.upto == self.pos && set.held(&w.ms) == 0,
+                (Some(_), None) => false,
+            };
+        let deltas = self.shared.cfg.argument_deltas;
+        let sent_all = !deltas || plain || streamed == Some(self.pos);
+        if read_all && watch_idle && sent_all && value_end.held(&self.ms) == 0 {
+            self.lane = Some(Lane {
+                stops: *stops,
+                limit,
+                delta: if deltas && streamed.is_some() {
+                    sec.calls.last().and_then(|c| c.id)
+                } else {
+                    None
+                },
+            });
+        }
+    }
+
+    /// Takes the bytes of `text` before its first stop through the armed
+    /// lane; how many. Nothing when the push would pass the block limit.
+    pub(in crate::parser::dialect) fn lane_push(
+        &mut self,
+        text: &str,
+        emit: &mut Emit<'_>,
+    ) -> usize {
+        let Some(lane) = self.lane else {
+            return 0;
+        };
+        if self.pos.saturating_add(text.len()) > lane.limit {
+            return 0;
+        }
+        let n = lane.stops.find(text.as_bytes()).unwrap_or(text.len());
+        // A stop is the first byte of a marker or a line ending: a
+        // character boundary.
+        let Some(run) = text.get(..n).filter(|r| !r.is_empty()) else {
+            return 0;
+        };
+        self.buf.push_str(run);
+        self.pos += n;
+        if let DState::Section(sec) = &mut self.state {
+            if sec.first_close.is_none() {
+                if let Some(w) = &mut sec.watch {
+                    w.upto = self.pos;
+                }
+            }
+            if let Read::Value {
+                streamed: Some(s), ..
+            } = &mut sec.read
+            {
+                *s = self.pos;
+            }
+        }
+        if let Some(id) = lane.delta {
+            emit.arguments(id, escaped_room(run), |out| push_json_str(out, run));
+        }
+        n
+    }
+}
