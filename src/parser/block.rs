@@ -113,10 +113,18 @@ impl Machine {
             }
         }
         let rest = &self.buf.as_bytes()[self.pos - self.base..end - self.base];
-        let (to, line_end) = match memchr::memchr(b'\n', rest) {
-            Some(i) => (self.pos + i + 1, true),
-            None => (end, false),
-        };
+        // The lines up to the first that could hold a closer go to the
+        // scanner at once: a closer's fence character stands within its
+        // line's first `closer_indent() + 1` bytes, so a line that starts
+        // more than that before the next fence character closes nothing.
+        let reach = memchr::memchr(fence.ch, rest)
+            .unwrap_or(rest.len())
+            .saturating_sub(fence.closer_indent());
+        let (to, line_end) =
+            match memchr::memrchr(b'\n', &rest[..reach]).or_else(|| memchr::memchr(b'\n', rest)) {
+                Some(i) => (self.pos + i + 1, true),
+                None => (end, false),
+            };
         let from = self.pos;
         self.pos = to;
         *at_line_start = line_end;

@@ -373,7 +373,13 @@ impl Machine {
     fn open_block(&mut self, o: Opened, emit: &mut Emit<'_>) {
         self.emit_narrative_to(o.from, emit);
         let content = match o.reader {
-            Reader::Json(naming) => Content::Json(self.scanner(naming)),
+            Reader::Json(naming) => {
+                let mut scanner = self.scanner(naming);
+                // Only a tag named by its attribute reads its JSON again,
+                // from the repaired copy; other blocks need none.
+                scanner.set_copy(o.name_attr.is_some());
+                Content::Json(scanner)
+            }
             Reader::Xml => Content::Xml,
         };
         let attr_id = o

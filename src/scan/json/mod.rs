@@ -100,6 +100,48 @@ impl Num {
     fn terminal(self) -> bool {
         matches!(self, Num::Zero | Num::Int | Num::Frac | Num::ExpInt)
     }
+
+    /// The state after byte `b`, if `b` goes on the number.
+    #[inline]
+    fn next(self, b: u8) -> Option<Num> {
+        match (self, b) {
+            (Num::Minus, b'0') => Some(Num::Zero),
+            (Num::Minus, b'1'..=b'9') => Some(Num::Int),
+            (Num::Int, b'0'..=b'9') => Some(Num::Int),
+            (Num::Zero | Num::Int, b'.') => Some(Num::Dot),
+            (Num::Dot | Num::Frac, b'0'..=b'9') => Some(Num::Frac),
+            (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Some(Num::Exp),
+            (Num::Exp, b'+' | b'-') => Some(Num::ExpSign),
+            (Num::Exp | Num::ExpSign | Num::ExpInt, b'0'..=b'9') => Some(Num::ExpInt),
+            _ => None,
+        }
+    }
+}
+
+/// A whole number's text as serde_json reads it. Hand-written for the
+/// common case, an integer of up to 18 digits (which `u64` and `i64` hold
+/// whole), read as serde_json reads it (`-0` is a float there, so it is
+/// left to serde_json); anything else goes to serde_json's own parser.
+fn number(text: &str) -> Result<Value, &'static str> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    if !digits.is_empty() && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let n = digits
+            .bytes()
+            .fold(0u64, |n, b| n * 10 + u64::from(b - b'0'));
+        if !neg {
+            return Ok(Value::Number(n.into()));
+        }
+        if n != 0 {
+            // At most 18 digits: below `i64::MAX`.
+            return Ok(Value::Number((-(n as i64)).into()));
+        }
+    }
+    text.parse::<serde_json::Number>()
+        .map(Value::Number)
+        .map_err(|_| "a number out of range")
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -218,6 +260,17 @@ pub(crate) struct JsonScanner {
     num_start: usize,
     /// The last [`Self::feed_value`] ended a top-level value.
     just_done: bool,
+    /// Whether `out` is a repaired copy of everything scanned; without one,
+    /// `out` holds only the string or number being read when it is cut at
+    /// a piece's end or needs unescaping or repair.
+    copy: bool,
+    /// Where the string being read began (its first byte after the quote)
+    /// in the piece being scanned; `usize::MAX` when it began in an earlier
+    /// piece.
+    str_from: usize,
+    /// Where the number being read began in the piece being scanned (0
+    /// when it began in an earlier one).
+    num_from: usize,
 }
 
 /// Strict mode's word for a single-quoted key.
@@ -263,7 +316,18 @@ impl JsonScanner {
             build: Vec::new(),
             num_start: 0,
             just_done: false,
+            copy: true,
+            str_from: usize::MAX,
+            num_from: 0,
         }
+    }
+
+    /// Whether to keep a repaired copy of everything scanned (the default):
+    /// [`Self::repaired`], [`Self::settled`] and [`Slot::args_out`] need
+    /// one. Without it, tokens read whole from a piece are never copied.
+    /// Set before the first piece.
+    pub fn set_copy(&mut self, copy: bool) {
+        self.copy = copy;
     }
 
     /// Makes this scanner new again for `naming`, keeping its buffers'
@@ -293,6 +357,7 @@ impl JsonScanner {
             named,
             repairs,
             build,
+            copy: self.copy,
             ..JsonScanner::new(
                 naming,
                 self.strict,
@@ -407,12 +472,22 @@ impl JsonScanner {
     /// The scanning loop: consumes `text`, or with `stop` only up to the
     /// end of the first top-level value that ends in it. Returns the bytes
     /// consumed.
+    ///
+    /// Hand-written rather than one `step` a byte: strings, numbers and
+    /// white space are taken in runs (`memchr` for a string's end, a tight
+    /// loop for a number's bytes), and a token that begins and ends in
+    /// `text` with nothing to repair is read from `text` itself. A token cut
+    /// at the end of `text` leaves what it has so far in `out`, and goes on
+    /// from there at the next piece's first byte, so no byte is read twice.
     fn scan(&mut self, text: &str, stop: bool) -> usize {
         self.just_done = false;
         if self.error.is_some() {
             self.pos += text.len();
             return text.len();
         }
+        // A token cut at the last piece's end has its bytes so far in `out`.
+        self.str_from = usize::MAX;
+        self.num_from = 0;
         let values = self.values;
         let bytes = text.as_bytes();
         let mut i = 0;
@@ -421,103 +496,56 @@ impl JsonScanner {
                 self.just_done = true;
                 break;
             }
-            let plain = match self.tok {
+            match self.tok {
                 Tok::Str {
                     cap,
                     esc: Esc::None,
-                } => Some((cap, false)),
+                } => {
+                    match self.string_run(text, i, cap, false) {
+                        Ok(next) => i = next,
+                        Err((at, message)) => {
+                            self.fail(self.pos + at, message);
+                            break;
+                        }
+                    }
+                    continue;
+                }
                 Tok::PyStr {
                     cap,
                     esc: PyEsc::None,
-                } => Some((cap, true)),
-                _ => None,
-            };
-            if let Some((cap, py)) = plain {
-                // Fast path: copy a run of plain string bytes at once.
-                let hay = &bytes[i..];
-                let stop = if py {
-                    memchr::memchr3(b'\'', b'"', b'\\', hay)
-                } else {
-                    memchr::memchr2(b'"', b'\\', hay)
-                }
-                .unwrap_or(hay.len());
-                // Control bytes are rare: test the run without stopping
-                // early (this vectorises), then find the first.
-                let run = if hay[..stop].iter().fold(false, |c, &b| c | (b < 0x20)) {
-                    hay[..stop].iter().position(|&b| b < 0x20).unwrap_or(stop)
-                } else {
-                    stop
-                };
-                self.out.push_str(&text[i..i + run]);
-                i += run;
-                if i == bytes.len() {
-                    break;
-                }
-                let b = bytes[i];
-                match b {
-                    b'"' | b'\'' if (b == b'\'') == py => {
-                        self.out.push('"');
-                        self.cursor = i;
-                        i += 1;
-                        if let Err(message) = self.string_done(cap) {
-                            self.fail(self.pos + i - 1, message.to_owned());
+                } => {
+                    match self.string_run(text, i, cap, true) {
+                        Ok(next) => i = next,
+                        Err((at, message)) => {
+                            self.fail(self.pos + at, message);
                             break;
                         }
                     }
-                    // A double quote inside a single-quoted string.
-                    b'"' => {
-                        self.out.push_str("\\\"");
-                        i += 1;
-                    }
-                    b'\\' if py => {
-                        // The JSON escape is written once the Python one is read.
-                        i += 1;
-                        self.tok = Tok::PyStr {
-                            cap,
-                            esc: PyEsc::Backslash,
-                        };
-                    }
-                    b'\\' => {
-                        self.out.push('\\');
-                        i += 1;
-                        self.tok = Tok::Str {
-                            cap,
-                            esc: Esc::Backslash,
-                        };
-                    }
-                    _ => {
-                        if self.strict {
-                            self.fail(
-                                self.pos + i,
-                                format!(
-                                    "a raw control character (U+{:04X}) inside a string; write it escaped, as {}",
-                                    b,
-                                    escape_name(b)
-                                ),
-                            );
+                    continue;
+                }
+                Tok::Num(n) => {
+                    match self.number_run(text, i, n) {
+                        Ok(next) => i = next,
+                        Err((at, message)) => {
+                            let found = describe(text, at);
+                            self.fail(self.pos + at, format!("{message}, found {found}"));
                             break;
                         }
-                        self.repairs
-                            .push((RepairKind::ControlCharacter, self.pos + i));
-                        self.out.push_str(&escape_name(b));
-                        i += 1;
                     }
+                    continue;
                 }
-                continue;
+                Tok::Value { .. } | Tok::Key { .. } | Tok::Colon | Tok::After if ws(bytes[i]) => {
+                    // A run of white space between tokens.
+                    let run = bytes[i..].iter().take_while(|&&b| ws(b)).count();
+                    if self.copy {
+                        self.out.push_str(&text[i..i + run]);
+                    }
+                    i += run;
+                    continue;
+                }
+                _ => {}
             }
             let b = bytes[i];
-            if ws(b)
-                && matches!(
-                    self.tok,
-                    Tok::Value { .. } | Tok::Key { .. } | Tok::Colon | Tok::After
-                )
-            {
-                // Fast path: a run of white space between tokens.
-                let run = bytes[i..].iter().take_while(|&&b| ws(b)).count();
-                self.out.push_str(&text[i..i + run]);
-                i += run;
-                continue;
-            }
             self.cursor = i;
             if let Err(message) = self.step(b) {
                 let found = describe(text, i);
@@ -529,6 +557,10 @@ impl JsonScanner {
                 continue;
             }
             i += 1;
+            if i == bytes.len() && matches!(self.tok, Tok::Num(_)) {
+                // A number begun at the piece's last byte keeps it.
+                self.out.push_str(&text[self.num_from..i]);
+            }
         }
         if stop && self.values > values {
             self.just_done = true;
@@ -541,6 +573,158 @@ impl JsonScanner {
         i
     }
 
+    /// Reads a run of a string's plain bytes from `i`, up to its closing
+    /// quote, an escape, a raw control byte or the end of `text`, and what
+    /// stops it. Returns where to go on; an error with its offset in `text`.
+    fn string_run(
+        &mut self,
+        text: &str,
+        i: usize,
+        cap: Capture,
+        py: bool,
+    ) -> Result<usize, (usize, String)> {
+        let bytes = text.as_bytes();
+        let hay = &bytes[i..];
+        let stop = if py {
+            memchr::memchr3(b'\'', b'"', b'\\', hay)
+        } else {
+            memchr::memchr2(b'"', b'\\', hay)
+        }
+        .unwrap_or(hay.len());
+        // Control bytes are rare: test the run without stopping early (this
+        // vectorises), then find the first.
+        let run = if hay[..stop].iter().fold(false, |c, &b| c | (b < 0x20)) {
+            hay[..stop].iter().position(|&b| b < 0x20).unwrap_or(stop)
+        } else {
+            stop
+        };
+        let end = i + run;
+        let Some(&b) = bytes.get(end) else {
+            // Cut at the end of the piece: keep what was read.
+            self.out.push_str(&text[i..end]);
+            return Ok(end);
+        };
+        match b {
+            b'"' | b'\'' if (b == b'\'') == py => {
+                self.cursor = end;
+                // A string read whole from this piece, with nothing to
+                // unescape or repair, is taken from the piece itself.
+                let direct = !py && i == self.str_from;
+                if direct {
+                    if self.copy {
+                        self.out.push_str(&text[i..end]);
+                        self.out.push('"');
+                    }
+                } else {
+                    self.out.push_str(&text[i..end]);
+                    self.out.push('"');
+                }
+                let value = if direct {
+                    Ok(text[i..end].to_owned())
+                } else {
+                    self.string_value()
+                };
+                if let Err(message) = value.and_then(|v| self.string_done(cap, v)) {
+                    return Err((end, message.to_owned()));
+                }
+                Ok(end + 1)
+            }
+            // A double quote inside a single-quoted string.
+            b'"' => {
+                self.out.push_str(&text[i..end]);
+                self.out.push_str("\\\"");
+                Ok(end + 1)
+            }
+            b'\\' if py => {
+                self.out.push_str(&text[i..end]);
+                // The JSON escape is written once the Python one is read.
+                self.tok = Tok::PyStr {
+                    cap,
+                    esc: PyEsc::Backslash,
+                };
+                Ok(end + 1)
+            }
+            b'\\' => {
+                self.out.push_str(&text[i..end]);
+                self.out.push('\\');
+                self.tok = Tok::Str {
+                    cap,
+                    esc: Esc::Backslash,
+                };
+                Ok(end + 1)
+            }
+            _ => {
+                if self.strict {
+                    return Err((
+                        end,
+                        format!(
+                            "a raw control character (U+{:04X}) inside a string; write it escaped, as {}",
+                            b,
+                            escape_name(b)
+                        ),
+                    ));
+                }
+                self.out.push_str(&text[i..end]);
+                self.repairs
+                    .push((RepairKind::ControlCharacter, self.pos + end));
+                self.out.push_str(&escape_name(b));
+                Ok(end + 1)
+            }
+        }
+    }
+
+    /// Reads a number's bytes from `i` in state `n`, up to the byte that
+    /// ends it or the end of `text`. A number ends only at the byte after
+    /// it, which is then stepped as the next token's (not consumed here).
+    /// Returns where to go on; an error with its offset in `text`.
+    fn number_run(
+        &mut self,
+        text: &str,
+        i: usize,
+        mut n: Num,
+    ) -> Result<usize, (usize, &'static str)> {
+        let bytes = text.as_bytes();
+        let mut j = i;
+        while let Some(&b) = bytes.get(j) {
+            match n.next(b) {
+                Some(next) => {
+                    n = next;
+                    j += 1;
+                }
+                None => break,
+            }
+        }
+        // The number's bytes in this piece.
+        let from = self.num_from.min(i);
+        let Some(&b) = bytes.get(j) else {
+            // Cut at the end of the piece: keep what was read.
+            self.out.push_str(&text[from..j]);
+            self.tok = Tok::Num(n);
+            return Ok(j);
+        };
+        if !n.terminal() {
+            return Err((j, "a malformed number"));
+        }
+        self.cursor = j;
+        self.end_at = Some(self.pos + j);
+        // Begun in this piece: read from the piece itself.
+        let direct = self.out.len() == self.num_start;
+        if self.copy || !direct {
+            self.out.push_str(&text[from..j]);
+        }
+        let v = if direct {
+            number(&text[from..j])
+        } else {
+            self.number()
+        }
+        .map_err(|m| (j, m))?;
+        self.complete(Some(v));
+        if self.stack.is_empty() && !ws(b) && b != b'/' {
+            return Err((j, "expected white space after a top-level number"));
+        }
+        Ok(j)
+    }
+
     fn fail(&mut self, offset: usize, message: String) {
         self.error = Some(ScanError { offset, message });
     }
@@ -549,7 +733,7 @@ impl JsonScanner {
         match self.tok {
             Tok::Value { close } => {
                 if ws(b) {
-                    self.out.push(b as char);
+                    self.put(b as char);
                 } else if b == b']' && close {
                     self.close(b)?;
                 } else if b == b'/' {
@@ -578,7 +762,7 @@ impl JsonScanner {
                 }
                 b'}' if close => self.close(b)?,
                 b'/' => self.comment_start()?,
-                _ if ws(b) => self.out.push(b as char),
+                _ if ws(b) => self.put(b as char),
                 _ => {
                     return Err(if close {
                         "expected a key in double quotes or `}`"
@@ -589,17 +773,17 @@ impl JsonScanner {
             },
             Tok::Colon => match b {
                 b':' => {
-                    self.out.push(':');
+                    self.put(':');
                     self.tok = Tok::Value { close: false };
                 }
                 b'/' => self.comment_start()?,
-                _ if ws(b) => self.out.push(b as char),
+                _ if ws(b) => self.put(b as char),
                 _ => return Err("expected `:` after the key"),
             },
             Tok::After => match b {
                 b',' => {
                     self.comma = Some((self.out.len(), self.pos + self.cursor));
-                    self.out.push(',');
+                    self.put(',');
                     let obj = self.stack.last().is_some_and(|f| f.obj);
                     self.tok = if obj {
                         Tok::Key { close: true }
@@ -609,7 +793,7 @@ impl JsonScanner {
                 }
                 b']' | b'}' => self.close(b)?,
                 b'/' => self.comment_start()?,
-                _ if ws(b) => self.out.push(b as char),
+                _ if ws(b) => self.put(b as char),
                 _ => {
                     return Err(if self.stack.last().is_some_and(|f| f.obj) {
                         "expected `,` or `}` after an object member"
@@ -656,7 +840,7 @@ impl JsonScanner {
                         _ => "expected the Python literal `None`",
                     });
                 }
-                self.out.push(json_word(word)[usize::from(at)] as char);
+                self.put(json_word(word)[usize::from(at)] as char);
                 if usize::from(at) + 1 == word.len() {
                     let v = match word[0] {
                         b't' | b'T' => Value::Bool(true),
@@ -668,35 +852,8 @@ impl JsonScanner {
                     self.tok = Tok::Lit { word, at: at + 1 };
                 }
             }
-            Tok::Num(n) => {
-                let next = match (n, b) {
-                    (Num::Minus, b'0') => Some(Num::Zero),
-                    (Num::Minus, b'1'..=b'9') => Some(Num::Int),
-                    (Num::Int, b'0'..=b'9') => Some(Num::Int),
-                    (Num::Zero | Num::Int, b'.') => Some(Num::Dot),
-                    (Num::Dot | Num::Frac, b'0'..=b'9') => Some(Num::Frac),
-                    (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Some(Num::Exp),
-                    (Num::Exp, b'+' | b'-') => Some(Num::ExpSign),
-                    (Num::Exp | Num::ExpSign | Num::ExpInt, b'0'..=b'9') => Some(Num::ExpInt),
-                    _ => None,
-                };
-                match next {
-                    Some(next) => {
-                        self.out.push(b as char);
-                        self.tok = Tok::Num(next);
-                    }
-                    None if n.terminal() => {
-                        self.end_at = Some(self.pos + self.cursor);
-                        let v = self.number()?;
-                        self.complete(Some(v));
-                        if self.stack.is_empty() && !ws(b) && b != b'/' {
-                            return Err("expected white space after a top-level number");
-                        }
-                        self.reprocess = true;
-                    }
-                    None => return Err("a malformed number"),
-                }
-            }
+            // Numbers are read in runs by `number_run`, never stepped.
+            Tok::Num(_) => {}
             Tok::Slash => match b {
                 b'/' => self.tok = Tok::LineComment,
                 b'*' => self.tok = Tok::BlockComment { star: false },
@@ -704,13 +861,13 @@ impl JsonScanner {
             },
             Tok::LineComment => {
                 if b == b'\n' {
-                    self.out.push('\n');
+                    self.put('\n');
                     self.tok = self.resume;
                 }
             }
             Tok::BlockComment { star } => {
                 if star && b == b'/' {
-                    self.out.push(' ');
+                    self.put(' ');
                     self.tok = self.resume;
                 } else {
                     self.tok = Tok::BlockComment { star: b == b'*' };
@@ -824,9 +981,9 @@ impl JsonScanner {
                 self.open_string(b, cap);
                 Ok(())
             }
-            b'-' => self.num(Num::Minus, b),
-            b'0' => self.num(Num::Zero, b),
-            b'1'..=b'9' => self.num(Num::Int, b),
+            b'-' => self.num(Num::Minus),
+            b'0' => self.num(Num::Zero),
+            b'1'..=b'9' => self.num(Num::Int),
             b't' => self.lit(b"true"),
             b'f' => self.lit(b"false"),
             b'n' => self.lit(b"null"),
@@ -837,15 +994,21 @@ impl JsonScanner {
         }
     }
 
-    fn num(&mut self, n: Num, b: u8) -> Result<(), &'static str> {
+    /// Begins a number at the byte being stepped (its first), now in
+    /// state `n`; its bytes are written to `out` only when it is cut at a
+    /// piece's end (or there is a copy).
+    fn num(&mut self, n: Num) -> Result<(), &'static str> {
+        if !self.copy {
+            self.out.clear();
+        }
         self.num_start = self.out.len();
-        self.out.push(b as char);
+        self.num_from = self.cursor;
         self.tok = Tok::Num(n);
         Ok(())
     }
 
     fn lit(&mut self, word: &'static [u8]) -> Result<(), &'static str> {
-        self.out.push(json_word(word)[0] as char);
+        self.put(json_word(word)[0] as char);
         self.tok = Tok::Lit { word, at: 1 };
         Ok(())
     }
@@ -853,8 +1016,12 @@ impl JsonScanner {
     /// Opens a string at its quote `b` (`"`, or `'` for a Python string),
     /// read for `cap`; the copy gets a double quote either way.
     fn open_string(&mut self, b: u8, cap: Capture) {
+        if !self.copy {
+            self.out.clear();
+        }
         self.str_start = self.out.len();
         self.out.push('"');
+        self.str_from = self.cursor + 1;
         self.tok = if b == b'"' {
             Tok::Str {
                 cap,
@@ -899,7 +1066,7 @@ impl JsonScanner {
             _ if obj => Partial::Obj(Map::new(), None),
             _ => Partial::Arr(Vec::new()),
         });
-        self.out.push(if obj { '{' } else { '[' });
+        self.put(if obj { '{' } else { '[' });
         self.tok = if obj {
             Tok::Key { close: true }
         } else {
@@ -927,10 +1094,12 @@ impl JsonScanner {
                     "a trailing comma before `]`"
                 });
             }
-            self.out.replace_range(at..at + 1, " ");
+            if self.copy {
+                self.out.replace_range(at..at + 1, " ");
+            }
             self.repairs.push((RepairKind::TrailingComma, offset));
         }
-        self.out.push(b as char);
+        self.put(b as char);
         self.stack.pop();
         let value = match self.build.pop() {
             Some(Partial::Obj(map, _)) => Some(Value::Object(map)),
@@ -984,12 +1153,17 @@ impl JsonScanner {
         self.value_done();
     }
 
-    /// The number just read, as serde_json reads it.
+    /// The number just read, from `out`.
     fn number(&self) -> Result<Value, &'static str> {
-        let text = self.out.get(self.num_start..).unwrap_or("");
-        text.parse::<serde_json::Number>()
-            .map(Value::Number)
-            .map_err(|_| "a number out of range")
+        number(self.out.get(self.num_start..).unwrap_or(""))
+    }
+
+    /// Writes `c` to the copy, if one is kept.
+    #[inline]
+    fn put(&mut self, c: char) {
+        if self.copy {
+            self.out.push(c);
+        }
     }
 
     fn value_done(&mut self) {
@@ -1008,19 +1182,18 @@ impl JsonScanner {
         }
     }
 
-    fn string_done(&mut self, cap: Capture) -> Result<(), &'static str> {
+    /// A string closed; `text` is its value.
+    fn string_done(&mut self, cap: Capture, text: String) -> Result<(), &'static str> {
         match cap {
             Capture::None => {
-                let v = self.string_value()?;
-                self.complete(Some(Value::String(v)));
+                self.complete(Some(Value::String(text)));
             }
             Capture::Key => {
-                let k = self.string_value()?;
-                self.set_key(k);
+                self.set_key(text);
                 self.tok = Tok::Colon;
             }
             Capture::ActionKey => {
-                let k = self.string_value()?;
+                let k = text;
                 let class = self.key_class(&k);
                 self.set_key(k);
                 self.key_read(class);
@@ -1029,7 +1202,6 @@ impl JsonScanner {
                 self.tok = Tok::Colon;
             }
             Capture::NameValue(k) => {
-                let text = self.string_value()?;
                 if let (
                     Some(v),
                     Some(Frame {
