@@ -14,6 +14,11 @@ use crate::scan::naming::NameKey;
 ///
 /// Returns the arguments and, when a string holding JSON was decoded, the
 /// field it stood under (repair `arguments given as a string`).
+///
+/// A block's scanner builds its action objects without the key that named
+/// them when that key is a discriminator, `type` or `name` alone
+/// (`JsonScanner::set_leave_name_key`): taking it out here is then only a
+/// look-up. The two must agree on which keys those are.
 pub(crate) fn arguments(
     mut obj: Map<String, Value>,
     key: NameKey,

@@ -194,7 +194,7 @@ impl Machine {
         let deltas = self.shared.cfg.action_deltas;
         if let Some(id) = b.attr_id {
             if let Content::Json(scanner) = &mut b.content {
-                scanner.take_named();
+                while scanner.next_named().is_some() {}
                 if deltas {
                     let done = b.delta.map_or(0, |(_, d)| d);
                     let to = scanner.scanned();
@@ -221,11 +221,15 @@ impl Machine {
         let Content::Json(scanner) = &mut b.content else {
             return;
         };
-        let named = scanner.take_named();
+        let mut next = scanner.next_named();
         if deltas {
             self.deliver_current(b, emit);
         }
-        for i in named {
+        while let Some(i) = next {
+            next = match &mut b.content {
+                Content::Json(s) => s.next_named(),
+                Content::Xml => None,
+            };
             if b.ids.len() <= i {
                 b.ids.resize(i + 1, None);
             }

@@ -115,6 +115,16 @@ impl OpenProbe {
         (!self.long_tag).then_some(self.tag.as_str())
     }
 
+    /// Takes the tag out (empty when the first word was too long to be
+    /// one): the probe is done.
+    pub fn take_tag(&mut self) -> String {
+        if self.long_tag {
+            String::new()
+        } else {
+            std::mem::take(&mut self.tag)
+        }
+    }
+
     /// Whether the line read so far would be a fence line if the input ended.
     pub fn complete_at_eof(&self) -> bool {
         match self.phase {

@@ -50,6 +50,10 @@ pub(crate) use slot::Slot;
 /// repaired copy.
 const SPARE_ROOM: usize = 4096;
 
+/// The most members (and elements) a scanner kept for the next block holds
+/// room for on its stacks of members being built.
+const SPARE_MEMBERS: usize = 64;
+
 /// A scanner error, with the byte offset (in the scanned text) it arose at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ScanError {
@@ -74,12 +78,17 @@ struct Frame {
     role: Role,
 }
 
-/// A container being built, beside its frame.
+/// A container being built, beside its frame. Its members wait on the
+/// scanner's shared stacks (`pairs`, `items`) from `from` on, and the
+/// container is made when it closes, at its exact size: no map grows and
+/// rehashes on the way, and the stacks keep their room from block to block.
 #[derive(Debug, Clone)]
 enum Partial {
-    /// An object and the key whose value comes next.
-    Obj(Map<String, Value>, Option<String>),
-    Arr(Vec<Value>),
+    /// An object: its members from `pairs[from]`, and the key whose value
+    /// comes next.
+    Obj { from: usize, key: Option<String> },
+    /// An array: its elements from `items[from]`.
+    Arr { from: usize },
     /// Not built: its elements are slots (or it is a wrapper).
     Skip,
 }
@@ -200,6 +209,15 @@ enum Tok {
     },
 }
 
+/// A value that has begun: what its string is read for, whether it is a
+/// slot, whether it stands at the top level.
+#[derive(Debug, Clone, Copy)]
+struct Enter {
+    cap: Capture,
+    slot: bool,
+    top_level: bool,
+}
+
 /// Keys of the action object whose value is being read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum KeyClass {
@@ -236,8 +254,10 @@ pub(crate) struct JsonScanner {
     slot_depth: Option<usize>,
     discriminators: std::sync::Arc<[String]>,
     slots: Vec<Slot>,
-    /// Slots whose name became certain since the last [`Self::take_named`].
+    /// Slots whose name became certain since the last [`Self::take_named`]
+    /// (those before `named_read` were handed out by [`Self::next_named`]).
     named: Vec<usize>,
+    named_read: usize,
     repairs: Vec<(RepairKind, usize)>,
     error: Option<ScanError>,
     /// For generic blocks: whether the first slot has a discriminator key,
@@ -256,6 +276,10 @@ pub(crate) struct JsonScanner {
     end_at: Option<usize>,
     /// The containers being built, one per frame.
     build: Vec<Partial>,
+    /// Members of the objects being built, innermost last.
+    pairs: Vec<(String, Value)>,
+    /// Elements of the arrays being built, innermost last.
+    items: Vec<Value>,
     /// Where the number being read starts in `out`.
     num_start: usize,
     /// The last [`Self::feed_value`] ended a top-level value.
@@ -271,6 +295,9 @@ pub(crate) struct JsonScanner {
     /// Where the number being read began in the piece being scanned (0
     /// when it began in an earlier one).
     num_from: usize,
+    /// Whether an action object's value is built without the key that
+    /// named it (see [`Self::set_leave_name_key`]).
+    leave_name_key: bool,
 }
 
 /// Strict mode's word for a single-quoted key.
@@ -305,6 +332,7 @@ impl JsonScanner {
             discriminators,
             slots: Vec::new(),
             named: Vec::new(),
+            named_read: 0,
             repairs: Vec::new(),
             error: None,
             decision: None,
@@ -314,12 +342,25 @@ impl JsonScanner {
             cursor: 0,
             end_at: None,
             build: Vec::new(),
+            pairs: Vec::new(),
+            items: Vec::new(),
             num_start: 0,
             just_done: false,
             copy: true,
             str_from: usize::MAX,
             num_from: 0,
+            leave_name_key: false,
         }
+    }
+
+    /// Whether to build each action object without the key that named it
+    /// when that key is a discriminator, `type` or `name` alone: the key
+    /// [`crate::shape::arguments`] takes out of the object first thing, so
+    /// a reader that shapes every slot's value that way need not pay for
+    /// putting it in and taking it out (a shift of the whole map). Off by
+    /// default; set before the first piece, like [`Self::set_copy`].
+    pub fn set_leave_name_key(&mut self, leave: bool) {
+        self.leave_name_key = leave;
     }
 
     /// Whether to keep a repaired copy of everything scanned (the default):
@@ -334,37 +375,50 @@ impl JsonScanner {
     /// capacity: blocks follow each other, their scanners need not be
     /// allocated anew.
     pub fn reset(&mut self, naming: Naming) {
-        let mut stack = std::mem::take(&mut self.stack);
-        let mut out = std::mem::take(&mut self.out);
-        let mut slots = std::mem::take(&mut self.slots);
-        let mut named = std::mem::take(&mut self.named);
-        let mut repairs = std::mem::take(&mut self.repairs);
-        let mut build = std::mem::take(&mut self.build);
-        build.clear();
-        stack.clear();
-        out.clear();
+        // Field by field, not a new scanner: the buffers keep their room and
+        // the shared configuration is not cloned again. Every field `new`
+        // sets is set here (the configuration, `copy`, `leave_name_key` and
+        // the buffers' room excepted).
+        self.naming = naming;
+        self.tok = Tok::Value { close: false };
+        self.resume = Tok::Value { close: false };
+        self.stack.clear();
+        self.out.clear();
         // The copy of a long block is not kept for the next one.
-        if out.capacity() > SPARE_ROOM {
-            out = String::new();
+        if self.out.capacity() > SPARE_ROOM {
+            self.out = String::new();
         }
-        slots.clear();
-        named.clear();
-        repairs.clear();
-        *self = JsonScanner {
-            stack,
-            out,
-            slots,
-            named,
-            repairs,
-            build,
-            copy: self.copy,
-            ..JsonScanner::new(
-                naming,
-                self.strict,
-                self.max_depth,
-                self.discriminators.clone(),
-            )
-        };
+        self.pos = 0;
+        self.str_start = 0;
+        self.comma = None;
+        self.key = KeyClass::Other;
+        self.first_key = false;
+        self.slot_depth = None;
+        self.slots.clear();
+        self.named.clear();
+        self.named_read = 0;
+        self.repairs.clear();
+        self.error = None;
+        self.decision = None;
+        self.decided_at = 0;
+        self.values = 0;
+        self.reprocess = false;
+        self.cursor = 0;
+        self.end_at = None;
+        self.build.clear();
+        self.pairs.clear();
+        self.items.clear();
+        // Room for a few dozen members is kept, not that of a huge block.
+        if self.pairs.capacity() > SPARE_MEMBERS {
+            self.pairs = Vec::new();
+        }
+        if self.items.capacity() > SPARE_MEMBERS {
+            self.items = Vec::new();
+        }
+        self.num_start = 0;
+        self.just_done = false;
+        self.str_from = usize::MAX;
+        self.num_from = 0;
     }
 
     /// The error that broke the JSON, if it broke.
@@ -408,6 +462,12 @@ impl JsonScanner {
         std::mem::take(&mut self.slots)
     }
 
+    /// Hands over the slots one by one, keeping their room for the next
+    /// block: the block has ended.
+    pub fn drain_slots(&mut self) -> std::vec::Drain<'_, Slot> {
+        self.slots.drain(..)
+    }
+
     /// The repaired copy of everything scanned.
     pub fn repaired(&self) -> &str {
         &self.out
@@ -426,7 +486,25 @@ impl JsonScanner {
 
     /// Slots whose names became certain since the last call, in order.
     pub fn take_named(&mut self) -> Vec<usize> {
-        std::mem::take(&mut self.named)
+        let mut named = std::mem::take(&mut self.named);
+        named.drain(..std::mem::take(&mut self.named_read));
+        named
+    }
+
+    /// The next slot whose name became certain and was not handed out yet
+    /// (by this or [`Self::take_named`]); the list keeps its room.
+    pub fn next_named(&mut self) -> Option<usize> {
+        match self.named.get(self.named_read) {
+            Some(&i) => {
+                self.named_read += 1;
+                Some(i)
+            }
+            None => {
+                self.named.clear();
+                self.named_read = 0;
+                None
+            }
+        }
     }
 
     /// Whether the JSON is at rest between top-level values, ending a number
@@ -495,6 +573,23 @@ impl JsonScanner {
             if stop && self.values > values {
                 self.just_done = true;
                 break;
+            }
+            if matches!(
+                self.tok,
+                Tok::Value { .. } | Tok::Key { .. } | Tok::Colon | Tok::After
+            ) && !self.stack.is_empty()
+            {
+                match self.tokens(text, i) {
+                    Ok(next) if next > i => {
+                        i = next;
+                        continue;
+                    }
+                    Ok(_) => {}
+                    Err((at, message)) => {
+                        self.fail(self.pos + at, message);
+                        break;
+                    }
+                }
             }
             match self.tok {
                 Tok::Str {
@@ -571,6 +666,121 @@ impl JsonScanner {
         }
         self.pos += i;
         i
+    }
+
+    /// Reads the tokens of an open container from `i` in one loop: white
+    /// space, keys, `:` and `,`, brackets, strings and numbers whole in
+    /// `text` with nothing to repair. Anything else (a literal, a comment,
+    /// a repair, an error, a token cut at the end of `text`, the top level)
+    /// stops it where the byte-level steps take over, in the same state
+    /// they would have reached. Returns where it stopped; an error with its
+    /// offset in `text` and its message.
+    ///
+    /// Hand-written, not stepped: this is where the time goes on
+    /// action-heavy text, and one loop with the common cases first keeps
+    /// the branches predictable. Each case does what `step` and the
+    /// functions it calls do for the same byte, in the same order; a
+    /// change to one must change the other.
+    fn tokens(&mut self, text: &str, mut i: usize) -> Result<usize, (usize, String)> {
+        let bytes = text.as_bytes();
+        let found = |m: &str, at: usize| (at, format!("{m}, found {}", describe(text, at)));
+        while let Some(&b) = bytes.get(i) {
+            if self.stack.is_empty() {
+                break;
+            }
+            if ws(b) {
+                let run = bytes[i..].iter().take_while(|&&b| ws(b)).count();
+                if self.copy {
+                    self.out.push_str(&text[i..i + run]);
+                }
+                i += run;
+                continue;
+            }
+            self.cursor = i;
+            match (self.tok, b) {
+                (Tok::Key { .. }, b'"') => {
+                    let Some(end) = plain_string_end(bytes, i + 1) else {
+                        break;
+                    };
+                    self.comma = None;
+                    let cap = match self.stack.last() {
+                        Some(Frame {
+                            role: Role::Action(_),
+                            ..
+                        }) => Capture::ActionKey,
+                        _ => Capture::Key,
+                    };
+                    self.direct_string(text, i, end, cap)?;
+                    i = end + 1;
+                }
+                (Tok::Colon, b':') => {
+                    self.put(':');
+                    self.tok = Tok::Value { close: false };
+                    i += 1;
+                }
+                (Tok::Value { .. }, b'"' | b'-' | b'0'..=b'9' | b'{' | b'[') => {
+                    let Some(enter) = self.value_enter(b).map_err(|m| found(m, i))? else {
+                        i += 1;
+                        continue;
+                    };
+                    if b == b'"' {
+                        if let Some(end) = plain_string_end(bytes, i + 1) {
+                            self.direct_string(text, i, end, enter.cap)?;
+                            i = end + 1;
+                            continue;
+                        }
+                    }
+                    self.value_token(b, enter).map_err(|m| found(m, i))?;
+                    i += 1;
+                    match self.tok {
+                        Tok::Num(n) => {
+                            i = self
+                                .number_run(text, i, n)
+                                .map_err(|(at, m)| found(m, at))?;
+                        }
+                        Tok::Str { .. } => break,
+                        _ => {}
+                    }
+                }
+                (Tok::After, b',') => {
+                    self.comma = Some((self.out.len(), self.pos + i));
+                    self.put(',');
+                    let obj = self.stack.last().is_some_and(|f| f.obj);
+                    self.tok = if obj {
+                        Tok::Key { close: true }
+                    } else {
+                        Tok::Value { close: true }
+                    };
+                    i += 1;
+                }
+                (Tok::After, b']' | b'}')
+                | (Tok::Key { close: true }, b'}')
+                | (Tok::Value { close: true }, b']') => {
+                    self.close(b).map_err(|m| found(m, i))?;
+                    i += 1;
+                }
+                _ => break,
+            }
+        }
+        Ok(i)
+    }
+
+    /// A string `text[open..=end]` (its quotes at `open` and `end`) read
+    /// whole from the piece with nothing to unescape or repair, read for
+    /// `cap`.
+    fn direct_string(
+        &mut self,
+        text: &str,
+        open: usize,
+        end: usize,
+        cap: Capture,
+    ) -> Result<(), (usize, String)> {
+        self.cursor = end;
+        if self.copy {
+            self.out.push_str(&text[open..=end]);
+        }
+        self.string_done(cap, text[open + 1..end].to_owned())
+            .map_err(|m| (end, m.to_owned()))
     }
 
     /// Reads a run of a string's plain bytes from `i`, up to its closing
@@ -878,6 +1088,16 @@ impl JsonScanner {
     }
 
     fn value_start(&mut self, b: u8) -> Result<(), &'static str> {
+        match self.value_enter(b)? {
+            Some(enter) => self.value_token(b, enter),
+            None => Ok(()),
+        }
+    }
+
+    /// What a value beginning with `b` (the byte being stepped) is, noted
+    /// where it is noted (a new slot, where arguments begin, a wrapper);
+    /// `None` when that was all (a wrapper's array is open).
+    fn value_enter(&mut self, b: u8) -> Result<Option<Enter>, &'static str> {
         match b {
             b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {}
             b'\'' if self.strict => {
@@ -934,9 +1154,13 @@ impl JsonScanner {
                 f.role = Role::Wrapper;
             }
             if let Some(p) = self.build.last_mut() {
+                if let Partial::Obj { from, .. } = *p {
+                    self.pairs.truncate(from);
+                }
                 *p = Partial::Skip;
             }
-            return self.open(false, Role::Slots);
+            self.open(false, Role::Slots)?;
+            return Ok(None);
         }
         if slot_context && !(b == b'[' && top.is_none()) {
             {
@@ -955,9 +1179,22 @@ impl JsonScanner {
                 self.slot_depth = Some(depth);
             }
         }
+        let cap = match key {
+            KeyClass::Naming(k) => Capture::NameValue(k),
+            _ => Capture::None,
+        };
+        Ok(Some(Enter {
+            cap,
+            slot: slot_context,
+            top_level: top.is_none(),
+        }))
+    }
+
+    /// Begins the value `enter` beginning with `b`, the byte being stepped.
+    fn value_token(&mut self, b: u8, enter: Enter) -> Result<(), &'static str> {
         match b {
             b'{' => {
-                let role = if slot_context {
+                let role = if enter.slot {
                     Role::Action((self.slots.len() - 1) as u32)
                 } else {
                     Role::Plain
@@ -966,7 +1203,7 @@ impl JsonScanner {
                 self.open(true, role)
             }
             b'[' => {
-                let role = if top.is_none() {
+                let role = if enter.top_level {
                     Role::Slots
                 } else {
                     Role::Plain
@@ -974,11 +1211,7 @@ impl JsonScanner {
                 self.open(false, role)
             }
             b'"' | b'\'' => {
-                let cap = match key {
-                    KeyClass::Naming(k) => Capture::NameValue(k),
-                    _ => Capture::None,
-                };
-                self.open_string(b, cap);
+                self.open_string(b, enter.cap);
                 Ok(())
             }
             b'-' => self.num(Num::Minus),
@@ -1063,8 +1296,13 @@ impl JsonScanner {
         self.stack.push(Frame { obj, role });
         self.build.push(match role {
             Role::Slots | Role::Wrapper => Partial::Skip,
-            _ if obj => Partial::Obj(Map::new(), None),
-            _ => Partial::Arr(Vec::new()),
+            _ if obj => Partial::Obj {
+                from: self.pairs.len(),
+                key: None,
+            },
+            _ => Partial::Arr {
+                from: self.items.len(),
+            },
         });
         self.put(if obj { '{' } else { '[' });
         self.tok = if obj {
@@ -1101,31 +1339,55 @@ impl JsonScanner {
         }
         self.put(b as char);
         self.stack.pop();
-        let value = match self.build.pop() {
-            Some(Partial::Obj(map, _)) => Some(Value::Object(map)),
-            Some(Partial::Arr(list)) => Some(Value::Array(list)),
-            Some(Partial::Skip) | None => None,
-        };
-        match frame.role {
-            Role::Action(slot) => {
-                let idx = slot as usize;
-                if idx == 0 && self.decision.is_none() {
-                    self.decide(false);
-                }
-                if let Some(s) = self.slots.get_mut(idx) {
-                    if s.name.is_none() {
-                        if let Some((k, n)) = s.resolve() {
-                            s.name = Some(n);
-                            s.name_key = Some(k);
-                            self.named.push(idx);
-                        }
+        if let Role::Action(slot) = frame.role {
+            let idx = slot as usize;
+            if idx == 0 && self.decision.is_none() {
+                self.decide(false);
+            }
+            if let Some(s) = self.slots.get_mut(idx) {
+                if s.name.is_none() {
+                    if let Some((k, n)) = s.resolve() {
+                        s.name = Some(n);
+                        s.name_key = Some(k);
+                        self.named.push(idx);
                     }
                 }
             }
-            Role::Slots if self.slots.is_empty() && self.decision.is_none() => {
-                self.decide(false);
+        }
+        // The key that named an action object, when it is left out (see
+        // `set_leave_name_key`).
+        let leave = match (frame.role, self.leave_name_key) {
+            (Role::Action(slot), true) => {
+                match self.slots.get(slot as usize).and_then(|s| s.name_key) {
+                    Some(NameKey::Discriminator(r)) => {
+                        self.discriminators.get(r).map(String::as_str)
+                    }
+                    Some(NameKey::Type) => Some("type"),
+                    Some(NameKey::NameAlone) => Some("name"),
+                    _ => None,
+                }
             }
-            _ => {}
+            _ => None,
+        };
+        let value = match self.build.pop() {
+            Some(Partial::Obj { from, .. }) => {
+                let from = from.min(self.pairs.len());
+                let mut map = Map::with_capacity(self.pairs.len() - from);
+                for (k, v) in self.pairs.drain(from..) {
+                    if Some(k.as_str()) != leave {
+                        map.insert(k, v);
+                    }
+                }
+                Some(Value::Object(map))
+            }
+            Some(Partial::Arr { from }) => {
+                let from = from.min(self.items.len());
+                Some(Value::Array(self.items.drain(from..).collect()))
+            }
+            Some(Partial::Skip) | None => None,
+        };
+        if frame.role == Role::Slots && self.slots.is_empty() && self.decision.is_none() {
+            self.decide(false);
         }
         self.complete(value);
         Ok(())
@@ -1135,12 +1397,12 @@ impl JsonScanner {
     fn complete(&mut self, value: Option<Value>) {
         if let Some(v) = value {
             match self.build.last_mut() {
-                Some(Partial::Obj(map, key)) => {
+                Some(Partial::Obj { key, .. }) => {
                     if let Some(k) = key.take() {
-                        map.insert(k, v);
+                        self.pairs.push((k, v));
                     }
                 }
-                Some(Partial::Arr(list)) => list.push(v),
+                Some(Partial::Arr { .. }) => self.items.push(v),
                 Some(Partial::Skip) | None => {
                     if self.slot_depth == Some(self.stack.len()) {
                         if let Some(s) = self.slots.last_mut() {
@@ -1235,7 +1497,7 @@ impl JsonScanner {
 
     /// Sets the key whose value comes next in the object being built.
     fn set_key(&mut self, k: String) {
-        if let Some(Partial::Obj(_, key)) = self.build.last_mut() {
+        if let Some(Partial::Obj { key, .. }) = self.build.last_mut() {
             *key = Some(k);
         }
     }
@@ -1333,6 +1595,20 @@ fn json_word(word: &'static [u8]) -> &'static [u8] {
         b'N' => b"null",
         _ => word,
     }
+}
+
+/// Where the string whose text begins at `from` closes, when its text up
+/// to there has no escape and no raw control byte: its closing quote.
+fn plain_string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let hay = bytes.get(from..)?;
+    let end = memchr::memchr2(b'"', b'\\', hay)?;
+    let run = &hay[..end];
+    // Control bytes are rare: test the run without stopping early (this
+    // vectorises).
+    if hay[end] != b'"' || run.iter().fold(false, |c, &b| c | (b < 0x20)) {
+        return None;
+    }
+    Some(from + end)
 }
 
 /// How a control byte is written escaped.
