@@ -441,6 +441,8 @@ impl Parser {
 
     /// Moves events from the machines to `out`, renumbering ids.
     fn publish(&mut self, out: &mut Vec<Event>) {
+        // At most one event each: room at once, not by doubling.
+        out.reserve(self.scratch.len());
         for mut event in self.scratch.drain(..) {
             match &mut event {
                 Event::Narrative(_) | Event::Reasoning(_) => {

@@ -768,6 +768,7 @@ impl JsonScanner {
     /// A string `text[open..=end]` (its quotes at `open` and `end`) read
     /// whole from the piece with nothing to unescape or repair, read for
     /// `cap`.
+    #[inline]
     fn direct_string(
         &mut self,
         text: &str,
@@ -1097,6 +1098,7 @@ impl JsonScanner {
     /// What a value beginning with `b` (the byte being stepped) is, noted
     /// where it is noted (a new slot, where arguments begin, a wrapper);
     /// `None` when that was all (a wrapper's array is open).
+    #[inline(always)]
     fn value_enter(&mut self, b: u8) -> Result<Option<Enter>, &'static str> {
         match b {
             b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {}
@@ -1114,6 +1116,17 @@ impl JsonScanner {
         self.comma = None;
         let depth = self.stack.len();
         let top = self.stack.last().copied();
+        if let Some(Frame {
+            role: Role::Plain, ..
+        }) = top
+        {
+            // Inside a value: nothing to note.
+            return Ok(Some(Enter {
+                cap: Capture::None,
+                slot: false,
+                top_level: false,
+            }));
+        }
         let slot_context = matches!(
             top,
             None | Some(Frame {
@@ -1372,7 +1385,12 @@ impl JsonScanner {
         let value = match self.build.pop() {
             Some(Partial::Obj { from, .. }) => {
                 let from = from.min(self.pairs.len());
-                let mut map = Map::with_capacity(self.pairs.len() - from);
+                let members = &self.pairs[from..];
+                let size = match leave {
+                    Some(l) => members.iter().filter(|(k, _)| k != l).count(),
+                    None => members.len(),
+                };
+                let mut map = Map::with_capacity(size);
                 for (k, v) in self.pairs.drain(from..) {
                     if Some(k.as_str()) != leave {
                         map.insert(k, v);
@@ -1394,6 +1412,7 @@ impl JsonScanner {
     }
 
     /// A value is complete: it goes into its container, or is a slot's.
+    #[inline]
     fn complete(&mut self, value: Option<Value>) {
         if let Some(v) = value {
             match self.build.last_mut() {
@@ -1428,6 +1447,7 @@ impl JsonScanner {
         }
     }
 
+    #[inline]
     fn value_done(&mut self) {
         if self.stack.is_empty() {
             self.values += 1;
@@ -1445,6 +1465,7 @@ impl JsonScanner {
     }
 
     /// A string closed; `text` is its value.
+    #[inline]
     fn string_done(&mut self, cap: Capture, text: String) -> Result<(), &'static str> {
         match cap {
             Capture::None => {
@@ -1599,17 +1620,33 @@ fn json_word(word: &'static [u8]) -> &'static [u8] {
 
 /// Where the string whose text begins at `from` closes, when its text up
 /// to there has no escape and no raw control byte: its closing quote.
+///
+/// Hand-written: most strings in actions are short (keys, names), where a
+/// byte loop beats `memchr`'s set-up; longer ones go on with `memchr`.
 fn plain_string_end(bytes: &[u8], from: usize) -> Option<usize> {
     let hay = bytes.get(from..)?;
-    let end = memchr::memchr2(b'"', b'\\', hay)?;
-    let run = &hay[..end];
+    let short = hay.len().min(SHORT_STRING);
+    for (i, &b) in hay[..short].iter().enumerate() {
+        match b {
+            b'"' => return Some(from + i),
+            b'\\' => return None,
+            _ if b < 0x20 => return None,
+            _ => {}
+        }
+    }
+    let rest = &hay[short..];
+    let end = memchr::memchr2(b'"', b'\\', rest)?;
     // Control bytes are rare: test the run without stopping early (this
     // vectorises).
-    if hay[end] != b'"' || run.iter().fold(false, |c, &b| c | (b < 0x20)) {
+    if rest[end] != b'"' || rest[..end].iter().fold(false, |c, &b| c | (b < 0x20)) {
         return None;
     }
-    Some(from + end)
+    Some(from + short + end)
 }
+
+/// How many bytes of a string [`plain_string_end`] reads one by one before
+/// it hands over to `memchr`.
+const SHORT_STRING: usize = 24;
 
 /// How a control byte is written escaped.
 fn escape_name(b: u8) -> String {
