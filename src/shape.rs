@@ -15,10 +15,10 @@ use crate::scan::naming::NameKey;
 /// Returns the arguments and, when a string holding JSON was decoded, the
 /// field it stood under (repair `arguments given as a string`).
 ///
-/// A block's scanner builds its action objects without the key that named
-/// them when that key is a discriminator, `type` or `name` alone
+/// A block's scanner may build its action objects without the key that
+/// named them, when that was the first discriminator, certain at once
 /// (`JsonScanner::set_leave_name_key`): taking it out here is then only a
-/// look-up. The two must agree on which keys those are.
+/// look-up. The scanner must leave out no key this does not take out.
 pub(crate) fn arguments(
     mut obj: Map<String, Value>,
     key: NameKey,

@@ -485,3 +485,22 @@ fn values_are_read_as_serde_json_reads_them() {
     let e = parse("```json\n[{\"action\": \"v\", \"k\": -7}, 5 ]\n```\n");
     assert_eq!(completed(&e), [r#"v:{"k":-7}"#]);
 }
+
+#[test]
+fn the_naming_key_is_taken_out_however_often_it_stands() {
+    // The key that names the action is not among its arguments, whether it
+    // came once, twice, or first with a value that names nothing.
+    let cases = [
+        (r#"{"action": "a", "q": 1}"#, r#"a:{"q":1}"#),
+        (r#"{"action": "a", "q": 1, "action": "b"}"#, r#"a:{"q":1}"#),
+        (r#"{"action": 5, "action": "x", "k": 1}"#, r#"x:{"k":1}"#),
+        (
+            r#"{"q": [1, {"action": "inner"}], "action": "a"}"#,
+            r#"a:{"q":[1,{"action":"inner"}]}"#,
+        ),
+    ];
+    for (json, want) in cases {
+        let e = parse(&format!("```json\n{json}\n```\n"));
+        assert_eq!(completed(&e), [want], "{json}");
+    }
+}

@@ -414,7 +414,8 @@ impl Machine {
 
     /// Keeps a finished block's scanner for the next block.
     pub fn keep_spare(&mut self, content: Content) {
-        if let Content::Json(s) = content {
+        if let Content::Json(mut s) = content {
+            s.shed();
             self.spare = Some(s);
         }
     }

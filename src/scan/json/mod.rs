@@ -10,15 +10,34 @@
 //! state ([`Tok`]), a stack of open containers capped at the nesting limit
 //! (like serde_json's `remaining_depth`), and nothing else kept between calls.
 //!
-//! While it scans it writes a *repaired copy* of the JSON (`out`): literal
-//! control characters in strings are escaped, trailing commas and comments
-//! are blanked, Python literals (single-quoted strings, `True`, `False`,
-//! `None`) are written as JSON. The repairs are made in the same pass, and
-//! each value is built as it closes (strings and numbers from their text in
-//! the copy), so an action's arguments need no second parse. Only the
-//! content of a tag named by its `name` attribute whose object was taken
-//! for a wrapper is read again from the copy. With strict mode on, every
-//! repair is an error instead.
+//! Repairs are made in the same pass: literal control characters in
+//! strings are escaped, trailing commas and comments are dropped, Python
+//! literals (single-quoted strings, `True`, `False`, `None`) are read as
+//! JSON. Each value is built as it closes, so an action's arguments need no
+//! second parse. With strict mode on, every repair is an error instead.
+//!
+//! Tokens are read from the pushed text itself. A string that begins and
+//! ends in one piece with nothing to unescape or repair becomes its value
+//! straight from the piece; so does a number that ends in the piece. Only a
+//! token cut at a piece's end, or one that needs unescaping or a repair,
+//! has its text gathered in `out` (from the point the piece ended or the
+//! repair was needed), and it goes on from there at the next byte: no byte
+//! is read twice. The byte-level steps (`step`) handle every token; the
+//! container loop (`tokens`) and the runs (`string_run`, `number_run`)
+//! take the common cases in bulk and stop, in the same state, wherever the
+//! steps must take over.
+//!
+//! A reader that needs it asks for a *repaired copy* of the whole JSON
+//! (`set_copy`): then `out` holds everything scanned, repaired (white space
+//! kept, comments and trailing commas blanked), for model dialects that
+//! stream arguments from it and for the content of a tag named by its
+//! `name` attribute, read again from the copy when its object was taken for
+//! a wrapper. Without a copy (fences and other tags) nothing is copied.
+//!
+//! What must change together: `step` and `tokens` (and the runs) do the
+//! same thing for the same byte in the same state; `new` and `reset` set
+//! the same fields; the key `set_leave_name_key` leaves out of an action
+//! object is one `shape::arguments` takes out.
 //!
 //! It also tracks **slots** (`slot.rs`), the values that become actions: each top-level
 //! value, each element of a top-level array, and each element of an
@@ -50,10 +69,6 @@ pub(crate) use slot::Slot;
 /// repaired copy.
 const SPARE_ROOM: usize = 4096;
 
-/// The most members (and elements) a scanner kept for the next block holds
-/// room for on its stacks of members being built.
-const SPARE_MEMBERS: usize = 64;
-
 /// A scanner error, with the byte offset (in the scanned text) it arose at.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) struct ScanError {
@@ -78,17 +93,12 @@ struct Frame {
     role: Role,
 }
 
-/// A container being built, beside its frame. Its members wait on the
-/// scanner's shared stacks (`pairs`, `items`) from `from` on, and the
-/// container is made when it closes, at its exact size: no map grows and
-/// rehashes on the way, and the stacks keep their room from block to block.
+/// A container being built, beside its frame.
 #[derive(Debug, Clone)]
 enum Partial {
-    /// An object: its members from `pairs[from]`, and the key whose value
-    /// comes next.
-    Obj { from: usize, key: Option<String> },
-    /// An array: its elements from `items[from]`.
-    Arr { from: usize },
+    /// An object and the key whose value comes next.
+    Obj(Map<String, Value>, Option<String>),
+    Arr(Vec<Value>),
     /// Not built: its elements are slots (or it is a wrapper).
     Skip,
 }
@@ -238,7 +248,9 @@ pub(crate) struct JsonScanner {
     /// Where to go back to after a comment.
     resume: Tok,
     stack: Vec<Frame>,
-    /// The repaired copy.
+    /// The repaired copy with `copy`; without it, the text so far of the
+    /// string or number being read when it is cut at a piece's end or needs
+    /// unescaping or repair.
     out: String,
     /// Bytes consumed so far.
     pos: usize,
@@ -276,10 +288,6 @@ pub(crate) struct JsonScanner {
     end_at: Option<usize>,
     /// The containers being built, one per frame.
     build: Vec<Partial>,
-    /// Members of the objects being built, innermost last.
-    pairs: Vec<(String, Value)>,
-    /// Elements of the arrays being built, innermost last.
-    items: Vec<Value>,
     /// Where the number being read starts in `out`.
     num_start: usize,
     /// The last [`Self::feed_value`] ended a top-level value.
@@ -296,7 +304,8 @@ pub(crate) struct JsonScanner {
     /// when it began in an earlier one).
     num_from: usize,
     /// Whether an action object's value is built without the key that
-    /// named it (see [`Self::set_leave_name_key`]).
+    /// named it when that is certain first (see
+    /// [`Self::set_leave_name_key`]).
     leave_name_key: bool,
 }
 
@@ -342,8 +351,6 @@ impl JsonScanner {
             cursor: 0,
             end_at: None,
             build: Vec::new(),
-            pairs: Vec::new(),
-            items: Vec::new(),
             num_start: 0,
             just_done: false,
             copy: true,
@@ -354,11 +361,13 @@ impl JsonScanner {
     }
 
     /// Whether to build each action object without the key that named it
-    /// when that key is a discriminator, `type` or `name` alone: the key
+    /// when the name was certain before that key's value went in (the
+    /// first discriminator, certain at once): the key
     /// [`crate::shape::arguments`] takes out of the object first thing, so
     /// a reader that shapes every slot's value that way need not pay for
-    /// putting it in and taking it out (a shift of the whole map). Off by
-    /// default; set before the first piece, like [`Self::set_copy`].
+    /// putting it in and taking it out (a shift of the whole map); whatever
+    /// is left, `shape::arguments` still takes out. Off by default; set
+    /// before the first piece, like [`Self::set_copy`].
     pub fn set_leave_name_key(&mut self, leave: bool) {
         self.leave_name_key = leave;
     }
@@ -406,19 +415,17 @@ impl JsonScanner {
         self.cursor = 0;
         self.end_at = None;
         self.build.clear();
-        self.pairs.clear();
-        self.items.clear();
-        // Room for a few dozen members is kept, not that of a huge block.
-        if self.pairs.capacity() > SPARE_MEMBERS {
-            self.pairs = Vec::new();
-        }
-        if self.items.capacity() > SPARE_MEMBERS {
-            self.items = Vec::new();
-        }
         self.num_start = 0;
         self.just_done = false;
         self.str_from = usize::MAX;
         self.num_from = 0;
+    }
+
+    /// Lets go of a finished block's slots (a slot is some 300 bytes, and
+    /// a kept scanner waits between blocks in every stream in flight): the
+    /// scanner is kept for the next block.
+    pub fn shed(&mut self) {
+        self.slots = Vec::new();
     }
 
     /// The error that broke the JSON, if it broke.
@@ -468,7 +475,8 @@ impl JsonScanner {
         self.slots.drain(..)
     }
 
-    /// The repaired copy of everything scanned.
+    /// The repaired copy of everything scanned (kept only with
+    /// [`Self::set_copy`]).
     pub fn repaired(&self) -> &str {
         &self.out
     }
@@ -1167,9 +1175,6 @@ impl JsonScanner {
                 f.role = Role::Wrapper;
             }
             if let Some(p) = self.build.last_mut() {
-                if let Partial::Obj { from, .. } = *p {
-                    self.pairs.truncate(from);
-                }
                 *p = Partial::Skip;
             }
             self.open(false, Role::Slots)?;
@@ -1309,13 +1314,8 @@ impl JsonScanner {
         self.stack.push(Frame { obj, role });
         self.build.push(match role {
             Role::Slots | Role::Wrapper => Partial::Skip,
-            _ if obj => Partial::Obj {
-                from: self.pairs.len(),
-                key: None,
-            },
-            _ => Partial::Arr {
-                from: self.items.len(),
-            },
+            _ if obj => Partial::Obj(Map::new(), None),
+            _ => Partial::Arr(Vec::new()),
         });
         self.put(if obj { '{' } else { '[' });
         self.tok = if obj {
@@ -1367,41 +1367,9 @@ impl JsonScanner {
                 }
             }
         }
-        // The key that named an action object, when it is left out (see
-        // `set_leave_name_key`).
-        let leave = match (frame.role, self.leave_name_key) {
-            (Role::Action(slot), true) => {
-                match self.slots.get(slot as usize).and_then(|s| s.name_key) {
-                    Some(NameKey::Discriminator(r)) => {
-                        self.discriminators.get(r).map(String::as_str)
-                    }
-                    Some(NameKey::Type) => Some("type"),
-                    Some(NameKey::NameAlone) => Some("name"),
-                    _ => None,
-                }
-            }
-            _ => None,
-        };
         let value = match self.build.pop() {
-            Some(Partial::Obj { from, .. }) => {
-                let from = from.min(self.pairs.len());
-                let members = &self.pairs[from..];
-                let size = match leave {
-                    Some(l) => members.iter().filter(|(k, _)| k != l).count(),
-                    None => members.len(),
-                };
-                let mut map = Map::with_capacity(size);
-                for (k, v) in self.pairs.drain(from..) {
-                    if Some(k.as_str()) != leave {
-                        map.insert(k, v);
-                    }
-                }
-                Some(Value::Object(map))
-            }
-            Some(Partial::Arr { from }) => {
-                let from = from.min(self.items.len());
-                Some(Value::Array(self.items.drain(from..).collect()))
-            }
+            Some(Partial::Obj(map, _)) => Some(Value::Object(map)),
+            Some(Partial::Arr(list)) => Some(Value::Array(list)),
             Some(Partial::Skip) | None => None,
         };
         if frame.role == Role::Slots && self.slots.is_empty() && self.decision.is_none() {
@@ -1414,14 +1382,17 @@ impl JsonScanner {
     /// A value is complete: it goes into its container, or is a slot's.
     #[inline]
     fn complete(&mut self, value: Option<Value>) {
+        let leave = self.leave_name_key && self.names_its_object();
         if let Some(v) = value {
             match self.build.last_mut() {
-                Some(Partial::Obj { key, .. }) => {
+                Some(Partial::Obj(map, key)) => {
                     if let Some(k) = key.take() {
-                        self.pairs.push((k, v));
+                        if !leave {
+                            map.insert(k, v);
+                        }
                     }
                 }
-                Some(Partial::Arr { .. }) => self.items.push(v),
+                Some(Partial::Arr(list)) => list.push(v),
                 Some(Partial::Skip) | None => {
                     if self.slot_depth == Some(self.stack.len()) {
                         if let Some(s) = self.slots.last_mut() {
@@ -1432,6 +1403,27 @@ impl JsonScanner {
             }
         }
         self.value_done();
+    }
+
+    /// Whether the key whose value completes now is the one that named the
+    /// action object on top of the stack: its first discriminator, once a
+    /// string under it made the name certain (certain at once, so no key
+    /// read later can take its place).
+    fn names_its_object(&self) -> bool {
+        let (
+            Some(Frame {
+                role: Role::Action(slot),
+                ..
+            }),
+            Some(Partial::Obj(_, Some(key))),
+        ) = (self.stack.last(), self.build.last())
+        else {
+            return false;
+        };
+        match self.slots.get(*slot as usize).and_then(|s| s.name_key) {
+            Some(NameKey::Discriminator(r)) => self.discriminators.get(r) == Some(key),
+            _ => false,
+        }
     }
 
     /// The number just read, from `out`.
@@ -1518,7 +1510,7 @@ impl JsonScanner {
 
     /// Sets the key whose value comes next in the object being built.
     fn set_key(&mut self, k: String) {
-        if let Some(Partial::Obj { key, .. }) = self.build.last_mut() {
+        if let Some(Partial::Obj(_, key)) = self.build.last_mut() {
             *key = Some(k);
         }
     }
