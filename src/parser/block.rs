@@ -10,6 +10,10 @@ use crate::event::{ActionError, ActionId, ErrorKind, Event};
 use crate::scan::fence::{CloseProbe, Probe};
 use crate::scan::tag::{find_closer, Found};
 
+/// The least buffered block text worth looking ahead through for the
+/// lines that cannot close the fence (see `fence_content`).
+const MANY_LINES: usize = 64;
+
 impl Machine {
     /// Steps the block in the state; see [`State::Detached`].
     pub(super) fn block(&mut self, emit: &mut Emit<'_>) -> Flow {
@@ -117,14 +121,23 @@ impl Machine {
         // scanner at once: a closer's fence character stands within its
         // line's first `closer_indent() + 1` bytes, so a line that starts
         // more than that before the next fence character closes nothing.
-        let reach = memchr::memchr(fence.ch, rest)
-            .unwrap_or(rest.len())
-            .saturating_sub(fence.closer_indent());
-        let (to, line_end) =
-            match memchr::memrchr(b'\n', &rest[..reach]).or_else(|| memchr::memchr(b'\n', rest)) {
-                Some(i) => (self.pos + i + 1, true),
-                None => (end, false),
-            };
+        // (A short piece goes line by line: the look-ahead would cost more
+        // than it saves.)
+        let reach = if rest.len() < MANY_LINES {
+            0
+        } else {
+            memchr::memchr(fence.ch, rest)
+                .unwrap_or(rest.len())
+                .saturating_sub(fence.closer_indent())
+        };
+        let many = match reach {
+            0 => None,
+            _ => memchr::memrchr(b'\n', &rest[..reach]),
+        };
+        let (to, line_end) = match many.or_else(|| memchr::memchr(b'\n', rest)) {
+            Some(i) => (self.pos + i + 1, true),
+            None => (end, false),
+        };
         let from = self.pos;
         self.pos = to;
         *at_line_start = line_end;

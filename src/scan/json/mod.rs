@@ -795,6 +795,7 @@ impl JsonScanner {
     /// Reads a run of a string's plain bytes from `i`, up to its closing
     /// quote, an escape, a raw control byte or the end of `text`, and what
     /// stops it. Returns where to go on; an error with its offset in `text`.
+    #[inline]
     fn string_run(
         &mut self,
         text: &str,
@@ -804,7 +805,12 @@ impl JsonScanner {
     ) -> Result<usize, (usize, String)> {
         let bytes = text.as_bytes();
         let hay = &bytes[i..];
-        let stop = if py {
+        // A short run (a small piece, the end of a string) is looked at byte
+        // by byte: `memchr`'s set-up costs more than that.
+        let stop = if hay.len() < SHORT_STRING {
+            hay.iter()
+                .position(|&b| b == b'"' || b == b'\\' || (py && b == b'\''))
+        } else if py {
             memchr::memchr3(b'\'', b'"', b'\\', hay)
         } else {
             memchr::memchr2(b'"', b'\\', hay)
