@@ -14,6 +14,11 @@ use crate::scan::naming::NameKey;
 ///
 /// Returns the arguments and, when a string holding JSON was decoded, the
 /// field it stood under (repair `arguments given as a string`).
+///
+/// A block's scanner may build its action objects without the key that
+/// named them, when that was the first discriminator, certain at once
+/// (`JsonScanner::set_leave_name_key`): taking it out here is then only a
+/// look-up. The scanner must leave out no key this does not take out.
 pub(crate) fn arguments(
     mut obj: Map<String, Value>,
     key: NameKey,

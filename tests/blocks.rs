@@ -474,3 +474,46 @@ fn errors_carry_a_kind_and_a_position() {
         }
     }
 }
+
+#[test]
+fn values_are_read_as_serde_json_reads_them() {
+    // Numbers of every form (integers the scanner reads itself, `-0`,
+    // fractions, exponents, integers too long for it), strings plain and
+    // escaped, and literals: the arguments equal serde_json's reading of
+    // the same text, in a fence, a tag and a tag named by its attribute,
+    // at every chunking (so each token is cut at each of its bytes).
+    let args = r#"{"z": 0, "nz": -0, "i": 12, "n": -12, "f": 1.5, "e": -1.5e3, "E": 1E+2, "x": 2e-2, "long": 123456789012345678, "longer": 1234567890123456789, "neg": -123456789012345678, "min": -9223372036854775808, "max": 18446744073709551615, "huge": 123456789012345678901234567890, "s": "plain", "esc": "a\"b\\c\/d\n\u00e9\ud83d\ude00", "u": "é😀", "t": true, "fa": false, "nu": null, "a": [1, -2, 3.25, "x", [], {}], "o": {"k": [0]}}"#;
+    let want: serde_json::Value = serde_json::from_str(args).unwrap();
+    let body = &args[1..];
+    for input in [
+        format!("```json\n{{\"action\": \"v\", {body}\n```\n"),
+        format!("<action_call>{{\"action\": \"v\", {body}</action_call>\n"),
+        format!("<action_call name=\"v\">{args}</action_call>\n"),
+    ] {
+        let got = complete(&input);
+        assert_eq!(got.len(), 1, "{input}");
+        assert_eq!(got[0].arguments, want, "{input}");
+    }
+    // A top-level number ends at the white space after it.
+    let e = parse("```json\n[{\"action\": \"v\", \"k\": -7}, 5 ]\n```\n");
+    assert_eq!(completed(&e), [r#"v:{"k":-7}"#]);
+}
+
+#[test]
+fn the_naming_key_is_taken_out_however_often_it_stands() {
+    // The key that names the action is not among its arguments, whether it
+    // came once, twice, or first with a value that names nothing.
+    let cases = [
+        (r#"{"action": "a", "q": 1}"#, r#"a:{"q":1}"#),
+        (r#"{"action": "a", "q": 1, "action": "b"}"#, r#"a:{"q":1}"#),
+        (r#"{"action": 5, "action": "x", "k": 1}"#, r#"x:{"k":1}"#),
+        (
+            r#"{"q": [1, {"action": "inner"}], "action": "a"}"#,
+            r#"a:{"q":[1,{"action":"inner"}]}"#,
+        ),
+    ];
+    for (json, want) in cases {
+        let e = parse(&format!("```json\n{json}\n```\n"));
+        assert_eq!(completed(&e), [want], "{json}");
+    }
+}

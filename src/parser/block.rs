@@ -10,6 +10,10 @@ use crate::event::{ActionError, ActionId, ErrorKind, Event};
 use crate::scan::fence::{CloseProbe, Probe};
 use crate::scan::tag::{find_closer, Found};
 
+/// The least buffered block text worth looking ahead through for the
+/// lines that cannot close the fence (see `fence_content`).
+const MANY_LINES: usize = 64;
+
 impl Machine {
     /// Steps the block in the state; see [`State::Detached`].
     pub(super) fn block(&mut self, emit: &mut Emit<'_>) -> Flow {
@@ -113,7 +117,24 @@ impl Machine {
             }
         }
         let rest = &self.buf.as_bytes()[self.pos - self.base..end - self.base];
-        let (to, line_end) = match memchr::memchr(b'\n', rest) {
+        // The lines up to the first that could hold a closer go to the
+        // scanner at once: a closer's fence character stands within its
+        // line's first `closer_indent() + 1` bytes, so a line that starts
+        // more than that before the next fence character closes nothing.
+        // (A short piece goes line by line: the look-ahead would cost more
+        // than it saves.)
+        let reach = if rest.len() < MANY_LINES {
+            0
+        } else {
+            memchr::memchr(fence.ch, rest)
+                .unwrap_or(rest.len())
+                .saturating_sub(fence.closer_indent())
+        };
+        let many = match reach {
+            0 => None,
+            _ => memchr::memrchr(b'\n', &rest[..reach]),
+        };
+        let (to, line_end) = match many.or_else(|| memchr::memchr(b'\n', rest)) {
             Some(i) => (self.pos + i + 1, true),
             None => (end, false),
         };
@@ -186,7 +207,7 @@ impl Machine {
         let deltas = self.shared.cfg.action_deltas;
         if let Some(id) = b.attr_id {
             if let Content::Json(scanner) = &mut b.content {
-                scanner.take_named();
+                while scanner.next_named().is_some() {}
                 if deltas {
                     let done = b.delta.map_or(0, |(_, d)| d);
                     let to = scanner.scanned();
@@ -213,11 +234,15 @@ impl Machine {
         let Content::Json(scanner) = &mut b.content else {
             return;
         };
-        let named = scanner.take_named();
+        let mut next = scanner.next_named();
         if deltas {
             self.deliver_current(b, emit);
         }
-        for i in named {
+        while let Some(i) = next {
+            next = match &mut b.content {
+                Content::Json(s) => s.next_named(),
+                Content::Xml => None,
+            };
             if b.ids.len() <= i {
                 b.ids.resize(i + 1, None);
             }

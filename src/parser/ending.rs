@@ -228,10 +228,15 @@ impl Machine {
                                 }
                                 _ => (true, None),
                             };
-                            let name = named.as_ref().map(|(_, n)| n.clone());
-                            let result =
-                                object_action(Some(item), named, namer, &[], cfg, &discriminators);
-                            actions.push((None, name, result));
+                            let result = object_action(
+                                Some(item),
+                                named.as_ref().map(|(k, n)| (*k, n.as_str())),
+                                namer,
+                                &[],
+                                cfg,
+                                &discriminators,
+                            );
+                            actions.push((None, named.map(|(_, n)| n), result));
                         }
                     }
                 }
@@ -246,12 +251,13 @@ impl Machine {
                 } else if scanner.slots().is_empty() {
                     actions.push((None, None, Err(vec![no_action()])));
                 } else {
-                    for (i, mut slot) in scanner.take_slots().into_iter().enumerate() {
+                    // Drained, not taken: the scanner keeps the room for the
+                    // next block.
+                    for (i, mut slot) in scanner.drain_slots().enumerate() {
                         let id = b.ids.get(i).copied().flatten();
-                        let named = slot.name_key().zip(slot.name().map(str::to_owned));
                         let result = object_action(
                             slot.take_value(),
-                            named,
+                            slot.name_key().zip(slot.name()),
                             slot.name_alone(),
                             slot.args_at(),
                             cfg,
@@ -288,24 +294,35 @@ impl Machine {
                 column,
             });
         }
-        let block_repairs: Arc<[Repair]> = block_repairs.into();
+        // Most blocks have no repair: they share one empty list.
+        let block_repairs: Arc<[Repair]> = if block_repairs.is_empty() {
+            shared.no_repairs.clone()
+        } else {
+            block_repairs.into()
+        };
         let (raw, span) = self.take_raw(b, to);
         // Unstarted actions start now, in order; then all end, in order.
-        let ended: Vec<(u64, Option<String>, Shaped)> = actions
-            .into_iter()
-            .map(|(id, name, result)| {
-                let id = id.unwrap_or_else(|| emit.start(name.clone(), b.syntax, &b.tag));
-                (id, name, result)
-            })
-            .collect();
-        for (id, name, result) in ended {
+        for (id, name, _) in &mut actions {
+            if id.is_none() {
+                *id = Some(emit.start(name.clone(), b.syntax, &b.tag));
+            }
+        }
+        let last = actions.len().saturating_sub(1);
+        for (i, (id, name, result)) in actions.into_iter().enumerate() {
+            let id = id.unwrap_or_default();
+            // The block's tag goes to its last event, not a copy of it.
+            let tag = if i == last {
+                std::mem::take(&mut b.tag)
+            } else {
+                b.tag.clone()
+            };
             emit.push(match (name, result) {
                 (Some(name), Ok((arguments, _))) => Event::ActionComplete(Box::new(Action {
                     id: ActionId(id),
                     name,
                     arguments,
                     syntax: b.syntax,
-                    tag: b.tag.clone(),
+                    tag,
                     attributes: b.attrs.clone(),
                     raw: raw.clone(),
                     span: Some(span),
@@ -322,7 +339,7 @@ impl Machine {
                         )]
                     }),
                     syntax: b.syntax,
-                    tag: b.tag.clone(),
+                    tag,
                     raw: raw.clone(),
                     span: Some(span),
                 })),
@@ -388,7 +405,7 @@ fn attr_arguments(scanner: &mut JsonScanner) -> Result<Value, Vec<ActionError>> 
 /// position of a repair.
 fn object_action(
     value: Option<Value>,
-    named: Option<(NameKey, String)>,
+    named: Option<(NameKey, &str)>,
     name_alone: bool,
     args_at: &[(&'static str, usize)],
     cfg: &Config,

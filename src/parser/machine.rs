@@ -270,16 +270,16 @@ impl Machine {
                 Flow::Go
             }
             Probe::Yes => {
-                let probe = probe.clone();
-                self.fence_opened(&probe, from, emit);
+                let mut probe = std::mem::replace(probe, OpenProbe::new(0));
+                self.fence_opened(&mut probe, from, emit);
                 Flow::Go
             }
         }
     }
 
-    fn fence_opened(&mut self, probe: &OpenProbe, from: usize, emit: &mut Emit<'_>) {
+    fn fence_opened(&mut self, probe: &mut OpenProbe, from: usize, emit: &mut Emit<'_>) {
         let fence = probe.fence();
-        let tag = probe.tag().unwrap_or("").to_owned();
+        let tag = probe.take_tag();
         let cfg = self.cfg();
         let generic = if cfg.is_action_fence_tag(&tag) {
             false
@@ -340,22 +340,25 @@ impl Machine {
                 Flow::Go
             }
             Probe::Yes => {
-                let probe = probe.clone();
                 let first = self.byte(self.pos);
-                self.tag_opened(&probe, from, first, emit);
+                if let State::TagOpen { mut probe, .. } =
+                    std::mem::replace(&mut self.state, State::Text)
+                {
+                    self.tag_opened(&mut probe, from, first, emit);
+                }
                 Flow::Go
             }
         }
     }
 
-    fn tag_opened(&mut self, probe: &TagProbe, from: usize, first: u8, emit: &mut Emit<'_>) {
+    fn tag_opened(&mut self, probe: &mut TagProbe, from: usize, first: u8, emit: &mut Emit<'_>) {
         let names = &self.shared.cfg.xml_tags;
         let Some(name) = probe.name.filter(|&i| i < names.len()) else {
             self.state = State::Text;
             return;
         };
         let tag = names[name].clone();
-        let mut attrs = probe.attrs.clone();
+        let mut attrs = std::mem::take(&mut probe.attrs);
         let name_attr = attrs
             .iter()
             .position(|(k, _)| k == "name")
@@ -385,7 +388,17 @@ impl Machine {
     fn open_block(&mut self, o: Opened, emit: &mut Emit<'_>) {
         self.emit_narrative_to(o.from, emit);
         let content = match o.reader {
-            Reader::Json(naming) => Content::Json(self.scanner(naming)),
+            Reader::Json(naming) => {
+                let mut scanner = self.scanner(naming);
+                // Only a tag named by its attribute reads its JSON again,
+                // from the repaired copy, and takes its object whole as the
+                // arguments; other blocks need no copy, and shape each
+                // action object by taking out the key that named it.
+                let attr = o.name_attr.is_some();
+                scanner.set_copy(attr);
+                scanner.set_leave_name_key(!attr);
+                Content::Json(scanner)
+            }
             Reader::Xml => Content::Xml,
         };
         let attr_id = o
@@ -413,7 +426,8 @@ impl Machine {
 
     /// Keeps a finished block's scanner for the next block.
     pub fn keep_spare(&mut self, content: Content) {
-        if let Content::Json(s) = content {
+        if let Content::Json(mut s) = content {
+            s.shed();
             self.spare = Some(s);
         }
     }
@@ -494,9 +508,9 @@ impl Machine {
         loop {
             let end = self.end();
             match std::mem::replace(&mut self.state, State::Text) {
-                State::LineStart { probe, from } if probe.complete_at_eof() => {
+                State::LineStart { mut probe, from } if probe.complete_at_eof() => {
                     self.pos = end;
-                    self.fence_opened(&probe, from, emit);
+                    self.fence_opened(&mut probe, from, emit);
                     if !matches!(self.state, State::Block(_)) {
                         break;
                     }

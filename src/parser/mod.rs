@@ -356,7 +356,8 @@ impl Parser {
     }
 
     /// Bytes of text the parser holds, in the main machine and its shadows:
-    /// undecided text, the block being read and its repaired JSON copy.
+    /// undecided text, the block being read and its JSON scanner's text (a
+    /// repaired copy where one is kept, else the token being gathered).
     /// Bounded by the block limit (contract 4.5), whatever the input.
     pub fn buffered(&self) -> usize {
         if let Some(d) = &self.d {
@@ -452,6 +453,8 @@ impl Parser {
         if self.scratch.is_empty() {
             return;
         }
+        // At most one event each: room at once, not by doubling.
+        out.reserve(self.scratch.len());
         for mut event in self.scratch.drain(..) {
             match &mut event {
                 Event::Narrative(_) | Event::Reasoning(_) => {

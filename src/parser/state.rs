@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::emit::Emit;
 use super::syntax::{Closer, Content, Opened};
 use crate::config::Config;
-use crate::event::{Event, Syntax};
+use crate::event::{Event, Repair, Syntax};
 use crate::scan::fence::{CloseProbe, Fence, OpenProbe};
 use crate::scan::json::JsonScanner;
 use crate::scan::line::LineContext;
@@ -23,6 +23,8 @@ pub(super) struct Shared {
     pub closers: Vec<String>,
     /// Bytes that begin a tag name.
     pub tag_first: [u64; 4],
+    /// The repairs of a block that has none, shared by its actions.
+    pub no_repairs: Arc<[Repair]>,
 }
 
 impl Shared {
@@ -39,6 +41,7 @@ impl Shared {
                 }
                 t
             },
+            no_repairs: Arc::from(Vec::new()),
             cfg: config,
         }
     }

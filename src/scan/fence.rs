@@ -38,6 +38,15 @@ pub(crate) struct Fence {
     pub indent: usize,
 }
 
+impl Fence {
+    /// The most indentation (in columns, so at most as many bytes) a
+    /// closer of this fence may have: a line whose first this many bytes
+    /// and the next hold no fence character closes nothing.
+    pub fn closer_indent(&self) -> usize {
+        self.indent.max(3)
+    }
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum OpenPhase {
     Indent,
@@ -104,6 +113,16 @@ impl OpenProbe {
     /// The tag, or `None` when the first word was too long to be one.
     pub fn tag(&self) -> Option<&str> {
         (!self.long_tag).then_some(self.tag.as_str())
+    }
+
+    /// Takes the tag out (empty when the first word was too long to be
+    /// one): the probe is done.
+    pub fn take_tag(&mut self) -> String {
+        if self.long_tag {
+            String::new()
+        } else {
+            std::mem::take(&mut self.tag)
+        }
     }
 
     /// Whether the line read so far would be a fence line if the input ended.
@@ -245,7 +264,7 @@ impl CloseProbe {
 
     /// Steps one byte.
     pub fn step(&mut self, b: u8) -> Probe {
-        let max_indent = self.fence.indent.max(3);
+        let max_indent = self.fence.closer_indent();
         match self.phase {
             ClosePhase::Indent => match b {
                 b' ' | b'\t' => {

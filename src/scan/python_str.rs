@@ -1,6 +1,6 @@
 //! Escapes in Python strings: read as Python reads them, as one pure step
 //! ([`decode_step`]) shared by the JSON scanner's repair `python literal`
-//! (single-quoted strings, written to its repaired copy as JSON by
+//! (single-quoted strings, written as JSON to the text it gathers by
 //! [`escape_step`]) and the reader of Python calls
 //! ([`python`](super::python)). All state is in [`PyEsc`], so an escape may
 //! be cut between pushes at any byte.

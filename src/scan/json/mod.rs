@@ -10,15 +10,34 @@
 //! state ([`Tok`]), a stack of open containers capped at the nesting limit
 //! (like serde_json's `remaining_depth`), and nothing else kept between calls.
 //!
-//! While it scans it writes a *repaired copy* of the JSON (`out`): literal
-//! control characters in strings are escaped, trailing commas and comments
-//! are blanked, Python literals (single-quoted strings, `True`, `False`,
-//! `None`) are written as JSON. The repairs are made in the same pass, and
-//! each value is built as it closes (strings and numbers from their text in
-//! the copy), so an action's arguments need no second parse. Only the
-//! content of a tag named by its `name` attribute whose object was taken
-//! for a wrapper is read again from the copy. With strict mode on, every
-//! repair is an error instead.
+//! Repairs are made in the same pass: literal control characters in
+//! strings are escaped, trailing commas and comments are dropped, Python
+//! literals (single-quoted strings, `True`, `False`, `None`) are read as
+//! JSON. Each value is built as it closes, so an action's arguments need no
+//! second parse. With strict mode on, every repair is an error instead.
+//!
+//! Tokens are read from the pushed text itself. A string that begins and
+//! ends in one piece with nothing to unescape or repair becomes its value
+//! straight from the piece; so does a number that ends in the piece. Only a
+//! token cut at a piece's end, or one that needs unescaping or a repair,
+//! has its text gathered in `out` (from the point the piece ended or the
+//! repair was needed), and it goes on from there at the next byte: no byte
+//! is read twice. The byte-level steps (`step`) handle every token; the
+//! container loop (`tokens`) and the runs (`string_run`, `number_run`)
+//! take the common cases in bulk and stop, in the same state, wherever the
+//! steps must take over.
+//!
+//! A reader that needs it asks for a *repaired copy* of the whole JSON
+//! (`set_copy`): then `out` holds everything scanned, repaired (white space
+//! kept, comments and trailing commas blanked), for model dialects that
+//! stream arguments from it and for the content of a tag named by its
+//! `name` attribute, read again from the copy when its object was taken for
+//! a wrapper. Without a copy (fences and other tags) nothing is copied.
+//!
+//! What must change together: `step` and `tokens` (and the runs) do the
+//! same thing for the same byte in the same state; `new` and `reset` set
+//! the same fields; the key `set_leave_name_key` leaves out of an action
+//! object is one `shape::arguments` takes out.
 //!
 //! It also tracks **slots** (`slot.rs`), the values that become actions: each top-level
 //! value, each element of a top-level array, and each element of an
@@ -100,6 +119,48 @@ impl Num {
     fn terminal(self) -> bool {
         matches!(self, Num::Zero | Num::Int | Num::Frac | Num::ExpInt)
     }
+
+    /// The state after byte `b`, if `b` goes on the number.
+    #[inline]
+    fn next(self, b: u8) -> Option<Num> {
+        match (self, b) {
+            (Num::Minus, b'0') => Some(Num::Zero),
+            (Num::Minus, b'1'..=b'9') => Some(Num::Int),
+            (Num::Int, b'0'..=b'9') => Some(Num::Int),
+            (Num::Zero | Num::Int, b'.') => Some(Num::Dot),
+            (Num::Dot | Num::Frac, b'0'..=b'9') => Some(Num::Frac),
+            (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Some(Num::Exp),
+            (Num::Exp, b'+' | b'-') => Some(Num::ExpSign),
+            (Num::Exp | Num::ExpSign | Num::ExpInt, b'0'..=b'9') => Some(Num::ExpInt),
+            _ => None,
+        }
+    }
+}
+
+/// A whole number's text as serde_json reads it. Hand-written for the
+/// common case, an integer of up to 18 digits (which `u64` and `i64` hold
+/// whole), read as serde_json reads it (`-0` is a float there, so it is
+/// left to serde_json); anything else goes to serde_json's own parser.
+fn number(text: &str) -> Result<Value, &'static str> {
+    let (neg, digits) = match text.strip_prefix('-') {
+        Some(rest) => (true, rest),
+        None => (false, text),
+    };
+    if !digits.is_empty() && digits.len() <= 18 && digits.bytes().all(|b| b.is_ascii_digit()) {
+        let n = digits
+            .bytes()
+            .fold(0u64, |n, b| n * 10 + u64::from(b - b'0'));
+        if !neg {
+            return Ok(Value::Number(n.into()));
+        }
+        if n != 0 {
+            // At most 18 digits: below `i64::MAX`.
+            return Ok(Value::Number((-(n as i64)).into()));
+        }
+    }
+    text.parse::<serde_json::Number>()
+        .map(Value::Number)
+        .map_err(|_| "a number out of range")
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -158,6 +219,15 @@ enum Tok {
     },
 }
 
+/// A value that has begun: what its string is read for, whether it is a
+/// slot, whether it stands at the top level.
+#[derive(Debug, Clone, Copy)]
+struct Enter {
+    cap: Capture,
+    slot: bool,
+    top_level: bool,
+}
+
 /// Keys of the action object whose value is being read.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum KeyClass {
@@ -178,7 +248,9 @@ pub(crate) struct JsonScanner {
     /// Where to go back to after a comment.
     resume: Tok,
     stack: Vec<Frame>,
-    /// The repaired copy.
+    /// The repaired copy with `copy`; without it, the text so far of the
+    /// string or number being read when it is cut at a piece's end or needs
+    /// unescaping or repair.
     out: String,
     /// Bytes consumed so far.
     pos: usize,
@@ -194,8 +266,10 @@ pub(crate) struct JsonScanner {
     slot_depth: Option<usize>,
     discriminators: std::sync::Arc<[String]>,
     slots: Vec<Slot>,
-    /// Slots whose name became certain since the last [`Self::take_named`].
+    /// Slots whose name became certain since the last [`Self::take_named`]
+    /// (those before `named_read` were handed out by [`Self::next_named`]).
     named: Vec<usize>,
+    named_read: usize,
     repairs: Vec<(RepairKind, usize)>,
     error: Option<ScanError>,
     /// For generic blocks: whether the first slot has a discriminator key,
@@ -218,6 +292,21 @@ pub(crate) struct JsonScanner {
     num_start: usize,
     /// The last [`Self::feed_value`] ended a top-level value.
     just_done: bool,
+    /// Whether `out` is a repaired copy of everything scanned; without one,
+    /// `out` holds only the string or number being read when it is cut at
+    /// a piece's end or needs unescaping or repair.
+    copy: bool,
+    /// Where the string being read began (its first byte after the quote)
+    /// in the piece being scanned; `usize::MAX` when it began in an earlier
+    /// piece.
+    str_from: usize,
+    /// Where the number being read began in the piece being scanned (0
+    /// when it began in an earlier one).
+    num_from: usize,
+    /// Whether an action object's value is built without the key that
+    /// named it when that is certain first (see
+    /// [`Self::set_leave_name_key`]).
+    leave_name_key: bool,
 }
 
 /// Strict mode's word for a single-quoted key.
@@ -252,6 +341,7 @@ impl JsonScanner {
             discriminators,
             slots: Vec::new(),
             named: Vec::new(),
+            named_read: 0,
             repairs: Vec::new(),
             error: None,
             decision: None,
@@ -263,43 +353,79 @@ impl JsonScanner {
             build: Vec::new(),
             num_start: 0,
             just_done: false,
+            copy: true,
+            str_from: usize::MAX,
+            num_from: 0,
+            leave_name_key: false,
         }
+    }
+
+    /// Whether to build each action object without the key that named it
+    /// when the name was certain before that key's value went in (the
+    /// first discriminator, certain at once): the key
+    /// [`crate::shape::arguments`] takes out of the object first thing, so
+    /// a reader that shapes every slot's value that way need not pay for
+    /// putting it in and taking it out (a shift of the whole map); whatever
+    /// is left, `shape::arguments` still takes out. Off by default; set
+    /// before the first piece, like [`Self::set_copy`].
+    pub fn set_leave_name_key(&mut self, leave: bool) {
+        self.leave_name_key = leave;
+    }
+
+    /// Whether to keep a repaired copy of everything scanned (the default):
+    /// [`Self::repaired`], [`Self::settled`] and [`Slot::args_out`] need
+    /// one. Without it, tokens read whole from a piece are never copied.
+    /// Set before the first piece.
+    pub fn set_copy(&mut self, copy: bool) {
+        self.copy = copy;
     }
 
     /// Makes this scanner new again for `naming`, keeping its buffers'
     /// capacity: blocks follow each other, their scanners need not be
     /// allocated anew.
     pub fn reset(&mut self, naming: Naming) {
-        let mut stack = std::mem::take(&mut self.stack);
-        let mut out = std::mem::take(&mut self.out);
-        let mut slots = std::mem::take(&mut self.slots);
-        let mut named = std::mem::take(&mut self.named);
-        let mut repairs = std::mem::take(&mut self.repairs);
-        let mut build = std::mem::take(&mut self.build);
-        build.clear();
-        stack.clear();
-        out.clear();
+        // Field by field, not a new scanner: the buffers keep their room and
+        // the shared configuration is not cloned again. Every field `new`
+        // sets is set here (the configuration, `copy`, `leave_name_key` and
+        // the buffers' room excepted).
+        self.naming = naming;
+        self.tok = Tok::Value { close: false };
+        self.resume = Tok::Value { close: false };
+        self.stack.clear();
+        self.out.clear();
         // The copy of a long block is not kept for the next one.
-        if out.capacity() > SPARE_ROOM {
-            out = String::new();
+        if self.out.capacity() > SPARE_ROOM {
+            self.out = String::new();
         }
-        slots.clear();
-        named.clear();
-        repairs.clear();
-        *self = JsonScanner {
-            stack,
-            out,
-            slots,
-            named,
-            repairs,
-            build,
-            ..JsonScanner::new(
-                naming,
-                self.strict,
-                self.max_depth,
-                self.discriminators.clone(),
-            )
-        };
+        self.pos = 0;
+        self.str_start = 0;
+        self.comma = None;
+        self.key = KeyClass::Other;
+        self.first_key = false;
+        self.slot_depth = None;
+        self.slots.clear();
+        self.named.clear();
+        self.named_read = 0;
+        self.repairs.clear();
+        self.error = None;
+        self.decision = None;
+        self.decided_at = 0;
+        self.values = 0;
+        self.reprocess = false;
+        self.cursor = 0;
+        self.end_at = None;
+        self.build.clear();
+        self.num_start = 0;
+        self.just_done = false;
+        self.str_from = usize::MAX;
+        self.num_from = 0;
+    }
+
+    /// Lets go of a finished block's slots (a slot is some 300 bytes, and
+    /// a kept scanner waits between blocks in every stream in flight): the
+    /// scanner is kept for the next block.
+    pub fn shed(&mut self) {
+        self.slots = Vec::new();
     }
 
     /// The error that broke the JSON, if it broke.
@@ -343,7 +469,14 @@ impl JsonScanner {
         std::mem::take(&mut self.slots)
     }
 
-    /// The repaired copy of everything scanned.
+    /// Hands over the slots one by one, keeping their room for the next
+    /// block: the block has ended.
+    pub fn drain_slots(&mut self) -> std::vec::Drain<'_, Slot> {
+        self.slots.drain(..)
+    }
+
+    /// The repaired copy of everything scanned (kept only with
+    /// [`Self::set_copy`]).
     pub fn repaired(&self) -> &str {
         &self.out
     }
@@ -361,7 +494,25 @@ impl JsonScanner {
 
     /// Slots whose names became certain since the last call, in order.
     pub fn take_named(&mut self) -> Vec<usize> {
-        std::mem::take(&mut self.named)
+        let mut named = std::mem::take(&mut self.named);
+        named.drain(..std::mem::take(&mut self.named_read));
+        named
+    }
+
+    /// The next slot whose name became certain and was not handed out yet
+    /// (by this or [`Self::take_named`]); the list keeps its room.
+    pub fn next_named(&mut self) -> Option<usize> {
+        match self.named.get(self.named_read) {
+            Some(&i) => {
+                self.named_read += 1;
+                Some(i)
+            }
+            None => {
+                self.named.clear();
+                self.named_read = 0;
+                None
+            }
+        }
     }
 
     /// Whether the JSON is at rest between top-level values, ending a number
@@ -407,12 +558,22 @@ impl JsonScanner {
     /// The scanning loop: consumes `text`, or with `stop` only up to the
     /// end of the first top-level value that ends in it. Returns the bytes
     /// consumed.
+    ///
+    /// Hand-written rather than one `step` a byte: strings, numbers and
+    /// white space are taken in runs (`memchr` for a string's end, a tight
+    /// loop for a number's bytes), and a token that begins and ends in
+    /// `text` with nothing to repair is read from `text` itself. A token cut
+    /// at the end of `text` leaves what it has so far in `out`, and goes on
+    /// from there at the next piece's first byte, so no byte is read twice.
     fn scan(&mut self, text: &str, stop: bool) -> usize {
         self.just_done = false;
         if self.error.is_some() {
             self.pos += text.len();
             return text.len();
         }
+        // A token cut at the last piece's end has its bytes so far in `out`.
+        self.str_from = usize::MAX;
+        self.num_from = 0;
         let values = self.values;
         let bytes = text.as_bytes();
         let mut i = 0;
@@ -421,103 +582,73 @@ impl JsonScanner {
                 self.just_done = true;
                 break;
             }
-            let plain = match self.tok {
+            if matches!(
+                self.tok,
+                Tok::Value { .. } | Tok::Key { .. } | Tok::Colon | Tok::After
+            ) && !self.stack.is_empty()
+            {
+                match self.tokens(text, i) {
+                    Ok(next) if next > i => {
+                        i = next;
+                        continue;
+                    }
+                    Ok(_) => {}
+                    Err((at, message)) => {
+                        self.fail(self.pos + at, message);
+                        break;
+                    }
+                }
+            }
+            match self.tok {
                 Tok::Str {
                     cap,
                     esc: Esc::None,
-                } => Some((cap, false)),
+                } => {
+                    match self.string_run(text, i, cap, false) {
+                        Ok(next) => i = next,
+                        Err((at, message)) => {
+                            self.fail(self.pos + at, message);
+                            break;
+                        }
+                    }
+                    continue;
+                }
                 Tok::PyStr {
                     cap,
                     esc: PyEsc::None,
-                } => Some((cap, true)),
-                _ => None,
-            };
-            if let Some((cap, py)) = plain {
-                // Fast path: copy a run of plain string bytes at once.
-                let hay = &bytes[i..];
-                let stop = if py {
-                    memchr::memchr3(b'\'', b'"', b'\\', hay)
-                } else {
-                    memchr::memchr2(b'"', b'\\', hay)
-                }
-                .unwrap_or(hay.len());
-                // Control bytes are rare: test the run without stopping
-                // early (this vectorises), then find the first.
-                let run = if hay[..stop].iter().fold(false, |c, &b| c | (b < 0x20)) {
-                    hay[..stop].iter().position(|&b| b < 0x20).unwrap_or(stop)
-                } else {
-                    stop
-                };
-                self.out.push_str(&text[i..i + run]);
-                i += run;
-                if i == bytes.len() {
-                    break;
-                }
-                let b = bytes[i];
-                match b {
-                    b'"' | b'\'' if (b == b'\'') == py => {
-                        self.out.push('"');
-                        self.cursor = i;
-                        i += 1;
-                        if let Err(message) = self.string_done(cap) {
-                            self.fail(self.pos + i - 1, message.to_owned());
+                } => {
+                    match self.string_run(text, i, cap, true) {
+                        Ok(next) => i = next,
+                        Err((at, message)) => {
+                            self.fail(self.pos + at, message);
                             break;
                         }
                     }
-                    // A double quote inside a single-quoted string.
-                    b'"' => {
-                        self.out.push_str("\\\"");
-                        i += 1;
-                    }
-                    b'\\' if py => {
-                        // The JSON escape is written once the Python one is read.
-                        i += 1;
-                        self.tok = Tok::PyStr {
-                            cap,
-                            esc: PyEsc::Backslash,
-                        };
-                    }
-                    b'\\' => {
-                        self.out.push('\\');
-                        i += 1;
-                        self.tok = Tok::Str {
-                            cap,
-                            esc: Esc::Backslash,
-                        };
-                    }
-                    _ => {
-                        if self.strict {
-                            self.fail(
-                                self.pos + i,
-                                format!(
-                                    "a raw control character (U+{:04X}) inside a string; write it escaped, as {}",
-                                    b,
-                                    escape_name(b)
-                                ),
-                            );
+                    continue;
+                }
+                Tok::Num(n) => {
+                    match self.number_run(text, i, n) {
+                        Ok(next) => i = next,
+                        Err((at, message)) => {
+                            let found = describe(text, at);
+                            self.fail(self.pos + at, format!("{message}, found {found}"));
                             break;
                         }
-                        self.repairs
-                            .push((RepairKind::ControlCharacter, self.pos + i));
-                        self.out.push_str(&escape_name(b));
-                        i += 1;
                     }
+                    continue;
                 }
-                continue;
+                Tok::Value { .. } | Tok::Key { .. } | Tok::Colon | Tok::After if ws(bytes[i]) => {
+                    // A run of white space between tokens.
+                    let run = bytes[i..].iter().take_while(|&&b| ws(b)).count();
+                    if self.copy {
+                        self.out.push_str(&text[i..i + run]);
+                    }
+                    i += run;
+                    continue;
+                }
+                _ => {}
             }
             let b = bytes[i];
-            if ws(b)
-                && matches!(
-                    self.tok,
-                    Tok::Value { .. } | Tok::Key { .. } | Tok::Colon | Tok::After
-                )
-            {
-                // Fast path: a run of white space between tokens.
-                let run = bytes[i..].iter().take_while(|&&b| ws(b)).count();
-                self.out.push_str(&text[i..i + run]);
-                i += run;
-                continue;
-            }
             self.cursor = i;
             if let Err(message) = self.step(b) {
                 let found = describe(text, i);
@@ -529,6 +660,10 @@ impl JsonScanner {
                 continue;
             }
             i += 1;
+            if i == bytes.len() && matches!(self.tok, Tok::Num(_)) {
+                // A number begun at the piece's last byte keeps it.
+                self.out.push_str(&text[self.num_from..i]);
+            }
         }
         if stop && self.values > values {
             self.just_done = true;
@@ -541,6 +676,280 @@ impl JsonScanner {
         i
     }
 
+    /// Reads the tokens of an open container from `i` in one loop: white
+    /// space, keys, `:` and `,`, brackets, strings and numbers whole in
+    /// `text` with nothing to repair. Anything else (a literal, a comment,
+    /// a repair, an error, a token cut at the end of `text`, the top level)
+    /// stops it where the byte-level steps take over, in the same state
+    /// they would have reached. Returns where it stopped; an error with its
+    /// offset in `text` and its message.
+    ///
+    /// Hand-written, not stepped: this is where the time goes on
+    /// action-heavy text, and one loop with the common cases first keeps
+    /// the branches predictable. Each case does what `step` and the
+    /// functions it calls do for the same byte, in the same order; a
+    /// change to one must change the other.
+    fn tokens(&mut self, text: &str, mut i: usize) -> Result<usize, (usize, String)> {
+        let bytes = text.as_bytes();
+        let found = |m: &str, at: usize| (at, format!("{m}, found {}", describe(text, at)));
+        while let Some(&b) = bytes.get(i) {
+            if self.stack.is_empty() {
+                break;
+            }
+            if ws(b) {
+                let run = bytes[i..].iter().take_while(|&&b| ws(b)).count();
+                if self.copy {
+                    self.out.push_str(&text[i..i + run]);
+                }
+                i += run;
+                continue;
+            }
+            self.cursor = i;
+            match (self.tok, b) {
+                (Tok::Key { .. }, b'"') => {
+                    let Some(end) = plain_string_end(bytes, i + 1) else {
+                        break;
+                    };
+                    self.comma = None;
+                    let cap = match self.stack.last() {
+                        Some(Frame {
+                            role: Role::Action(_),
+                            ..
+                        }) => Capture::ActionKey,
+                        _ => Capture::Key,
+                    };
+                    self.direct_string(text, i, end, cap)?;
+                    i = end + 1;
+                }
+                (Tok::Colon, b':') => {
+                    self.put(':');
+                    self.tok = Tok::Value { close: false };
+                    i += 1;
+                }
+                (Tok::Value { .. }, b'"' | b'-' | b'0'..=b'9' | b'{' | b'[') => {
+                    let Some(enter) = self.value_enter(b).map_err(|m| found(m, i))? else {
+                        i += 1;
+                        continue;
+                    };
+                    if b == b'"' {
+                        if let Some(end) = plain_string_end(bytes, i + 1) {
+                            self.direct_string(text, i, end, enter.cap)?;
+                            i = end + 1;
+                            continue;
+                        }
+                    }
+                    self.value_token(b, enter).map_err(|m| found(m, i))?;
+                    i += 1;
+                    match self.tok {
+                        Tok::Num(n) => {
+                            i = self
+                                .number_run(text, i, n)
+                                .map_err(|(at, m)| found(m, at))?;
+                        }
+                        Tok::Str { .. } => break,
+                        _ => {}
+                    }
+                }
+                (Tok::After, b',') => {
+                    self.comma = Some((self.out.len(), self.pos + i));
+                    self.put(',');
+                    let obj = self.stack.last().is_some_and(|f| f.obj);
+                    self.tok = if obj {
+                        Tok::Key { close: true }
+                    } else {
+                        Tok::Value { close: true }
+                    };
+                    i += 1;
+                }
+                (Tok::After, b']' | b'}')
+                | (Tok::Key { close: true }, b'}')
+                | (Tok::Value { close: true }, b']') => {
+                    self.close(b).map_err(|m| found(m, i))?;
+                    i += 1;
+                }
+                _ => break,
+            }
+        }
+        Ok(i)
+    }
+
+    /// A string `text[open..=end]` (its quotes at `open` and `end`) read
+    /// whole from the piece with nothing to unescape or repair, read for
+    /// `cap`.
+    #[inline]
+    fn direct_string(
+        &mut self,
+        text: &str,
+        open: usize,
+        end: usize,
+        cap: Capture,
+    ) -> Result<(), (usize, String)> {
+        self.cursor = end;
+        if self.copy {
+            self.out.push_str(&text[open..=end]);
+        }
+        self.string_done(cap, text[open + 1..end].to_owned())
+            .map_err(|m| (end, m.to_owned()))
+    }
+
+    /// Reads a run of a string's plain bytes from `i`, up to its closing
+    /// quote, an escape, a raw control byte or the end of `text`, and what
+    /// stops it. Returns where to go on; an error with its offset in `text`.
+    #[inline]
+    fn string_run(
+        &mut self,
+        text: &str,
+        i: usize,
+        cap: Capture,
+        py: bool,
+    ) -> Result<usize, (usize, String)> {
+        let bytes = text.as_bytes();
+        let hay = &bytes[i..];
+        // A short run (a small piece, the end of a string) is looked at byte
+        // by byte: `memchr`'s set-up costs more than that.
+        let stop = if hay.len() < SHORT_STRING {
+            hay.iter()
+                .position(|&b| b == b'"' || b == b'\\' || (py && b == b'\''))
+        } else if py {
+            memchr::memchr3(b'\'', b'"', b'\\', hay)
+        } else {
+            memchr::memchr2(b'"', b'\\', hay)
+        }
+        .unwrap_or(hay.len());
+        // Control bytes are rare: test the run without stopping early (this
+        // vectorises), then find the first.
+        let run = if hay[..stop].iter().fold(false, |c, &b| c | (b < 0x20)) {
+            hay[..stop].iter().position(|&b| b < 0x20).unwrap_or(stop)
+        } else {
+            stop
+        };
+        let end = i + run;
+        let Some(&b) = bytes.get(end) else {
+            // Cut at the end of the piece: keep what was read.
+            self.out.push_str(&text[i..end]);
+            return Ok(end);
+        };
+        match b {
+            b'"' | b'\'' if (b == b'\'') == py => {
+                self.cursor = end;
+                // A string read whole from this piece, with nothing to
+                // unescape or repair, is taken from the piece itself.
+                let direct = !py && i == self.str_from;
+                if direct {
+                    if self.copy {
+                        self.out.push_str(&text[i..end]);
+                        self.out.push('"');
+                    }
+                } else {
+                    self.out.push_str(&text[i..end]);
+                    self.out.push('"');
+                }
+                let value = if direct {
+                    Ok(text[i..end].to_owned())
+                } else {
+                    self.string_value()
+                };
+                if let Err(message) = value.and_then(|v| self.string_done(cap, v)) {
+                    return Err((end, message.to_owned()));
+                }
+                Ok(end + 1)
+            }
+            // A double quote inside a single-quoted string.
+            b'"' => {
+                self.out.push_str(&text[i..end]);
+                self.out.push_str("\\\"");
+                Ok(end + 1)
+            }
+            b'\\' if py => {
+                self.out.push_str(&text[i..end]);
+                // The JSON escape is written once the Python one is read.
+                self.tok = Tok::PyStr {
+                    cap,
+                    esc: PyEsc::Backslash,
+                };
+                Ok(end + 1)
+            }
+            b'\\' => {
+                self.out.push_str(&text[i..end]);
+                self.out.push('\\');
+                self.tok = Tok::Str {
+                    cap,
+                    esc: Esc::Backslash,
+                };
+                Ok(end + 1)
+            }
+            _ => {
+                if self.strict {
+                    return Err((
+                        end,
+                        format!(
+                            "a raw control character (U+{:04X}) inside a string; write it escaped, as {}",
+                            b,
+                            escape_name(b)
+                        ),
+                    ));
+                }
+                self.out.push_str(&text[i..end]);
+                self.repairs
+                    .push((RepairKind::ControlCharacter, self.pos + end));
+                self.out.push_str(&escape_name(b));
+                Ok(end + 1)
+            }
+        }
+    }
+
+    /// Reads a number's bytes from `i` in state `n`, up to the byte that
+    /// ends it or the end of `text`. A number ends only at the byte after
+    /// it, which is then stepped as the next token's (not consumed here).
+    /// Returns where to go on; an error with its offset in `text`.
+    fn number_run(
+        &mut self,
+        text: &str,
+        i: usize,
+        mut n: Num,
+    ) -> Result<usize, (usize, &'static str)> {
+        let bytes = text.as_bytes();
+        let mut j = i;
+        while let Some(&b) = bytes.get(j) {
+            match n.next(b) {
+                Some(next) => {
+                    n = next;
+                    j += 1;
+                }
+                None => break,
+            }
+        }
+        // The number's bytes in this piece.
+        let from = self.num_from.min(i);
+        let Some(&b) = bytes.get(j) else {
+            // Cut at the end of the piece: keep what was read.
+            self.out.push_str(&text[from..j]);
+            self.tok = Tok::Num(n);
+            return Ok(j);
+        };
+        if !n.terminal() {
+            return Err((j, "a malformed number"));
+        }
+        self.cursor = j;
+        self.end_at = Some(self.pos + j);
+        // Begun in this piece: read from the piece itself.
+        let direct = self.out.len() == self.num_start;
+        if self.copy || !direct {
+            self.out.push_str(&text[from..j]);
+        }
+        let v = if direct {
+            number(&text[from..j])
+        } else {
+            self.number()
+        }
+        .map_err(|m| (j, m))?;
+        self.complete(Some(v));
+        if self.stack.is_empty() && !ws(b) && b != b'/' {
+            return Err((j, "expected white space after a top-level number"));
+        }
+        Ok(j)
+    }
+
     fn fail(&mut self, offset: usize, message: String) {
         self.error = Some(ScanError { offset, message });
     }
@@ -549,7 +958,7 @@ impl JsonScanner {
         match self.tok {
             Tok::Value { close } => {
                 if ws(b) {
-                    self.out.push(b as char);
+                    self.put(b as char);
                 } else if b == b']' && close {
                     self.close(b)?;
                 } else if b == b'/' {
@@ -578,7 +987,7 @@ impl JsonScanner {
                 }
                 b'}' if close => self.close(b)?,
                 b'/' => self.comment_start()?,
-                _ if ws(b) => self.out.push(b as char),
+                _ if ws(b) => self.put(b as char),
                 _ => {
                     return Err(if close {
                         "expected a key in double quotes or `}`"
@@ -589,17 +998,17 @@ impl JsonScanner {
             },
             Tok::Colon => match b {
                 b':' => {
-                    self.out.push(':');
+                    self.put(':');
                     self.tok = Tok::Value { close: false };
                 }
                 b'/' => self.comment_start()?,
-                _ if ws(b) => self.out.push(b as char),
+                _ if ws(b) => self.put(b as char),
                 _ => return Err("expected `:` after the key"),
             },
             Tok::After => match b {
                 b',' => {
                     self.comma = Some((self.out.len(), self.pos + self.cursor));
-                    self.out.push(',');
+                    self.put(',');
                     let obj = self.stack.last().is_some_and(|f| f.obj);
                     self.tok = if obj {
                         Tok::Key { close: true }
@@ -609,7 +1018,7 @@ impl JsonScanner {
                 }
                 b']' | b'}' => self.close(b)?,
                 b'/' => self.comment_start()?,
-                _ if ws(b) => self.out.push(b as char),
+                _ if ws(b) => self.put(b as char),
                 _ => {
                     return Err(if self.stack.last().is_some_and(|f| f.obj) {
                         "expected `,` or `}` after an object member"
@@ -656,7 +1065,7 @@ impl JsonScanner {
                         _ => "expected the Python literal `None`",
                     });
                 }
-                self.out.push(json_word(word)[usize::from(at)] as char);
+                self.put(json_word(word)[usize::from(at)] as char);
                 if usize::from(at) + 1 == word.len() {
                     let v = match word[0] {
                         b't' | b'T' => Value::Bool(true),
@@ -668,35 +1077,8 @@ impl JsonScanner {
                     self.tok = Tok::Lit { word, at: at + 1 };
                 }
             }
-            Tok::Num(n) => {
-                let next = match (n, b) {
-                    (Num::Minus, b'0') => Some(Num::Zero),
-                    (Num::Minus, b'1'..=b'9') => Some(Num::Int),
-                    (Num::Int, b'0'..=b'9') => Some(Num::Int),
-                    (Num::Zero | Num::Int, b'.') => Some(Num::Dot),
-                    (Num::Dot | Num::Frac, b'0'..=b'9') => Some(Num::Frac),
-                    (Num::Zero | Num::Int | Num::Frac, b'e' | b'E') => Some(Num::Exp),
-                    (Num::Exp, b'+' | b'-') => Some(Num::ExpSign),
-                    (Num::Exp | Num::ExpSign | Num::ExpInt, b'0'..=b'9') => Some(Num::ExpInt),
-                    _ => None,
-                };
-                match next {
-                    Some(next) => {
-                        self.out.push(b as char);
-                        self.tok = Tok::Num(next);
-                    }
-                    None if n.terminal() => {
-                        self.end_at = Some(self.pos + self.cursor);
-                        let v = self.number()?;
-                        self.complete(Some(v));
-                        if self.stack.is_empty() && !ws(b) && b != b'/' {
-                            return Err("expected white space after a top-level number");
-                        }
-                        self.reprocess = true;
-                    }
-                    None => return Err("a malformed number"),
-                }
-            }
+            // Numbers are read in runs by `number_run`, never stepped.
+            Tok::Num(_) => {}
             Tok::Slash => match b {
                 b'/' => self.tok = Tok::LineComment,
                 b'*' => self.tok = Tok::BlockComment { star: false },
@@ -704,13 +1086,13 @@ impl JsonScanner {
             },
             Tok::LineComment => {
                 if b == b'\n' {
-                    self.out.push('\n');
+                    self.put('\n');
                     self.tok = self.resume;
                 }
             }
             Tok::BlockComment { star } => {
                 if star && b == b'/' {
-                    self.out.push(' ');
+                    self.put(' ');
                     self.tok = self.resume;
                 } else {
                     self.tok = Tok::BlockComment { star: b == b'*' };
@@ -721,6 +1103,17 @@ impl JsonScanner {
     }
 
     fn value_start(&mut self, b: u8) -> Result<(), &'static str> {
+        match self.value_enter(b)? {
+            Some(enter) => self.value_token(b, enter),
+            None => Ok(()),
+        }
+    }
+
+    /// What a value beginning with `b` (the byte being stepped) is, noted
+    /// where it is noted (a new slot, where arguments begin, a wrapper);
+    /// `None` when that was all (a wrapper's array is open).
+    #[inline(always)]
+    fn value_enter(&mut self, b: u8) -> Result<Option<Enter>, &'static str> {
         match b {
             b'{' | b'[' | b'"' | b'-' | b'0'..=b'9' | b't' | b'f' | b'n' => {}
             b'\'' if self.strict => {
@@ -737,6 +1130,17 @@ impl JsonScanner {
         self.comma = None;
         let depth = self.stack.len();
         let top = self.stack.last().copied();
+        if let Some(Frame {
+            role: Role::Plain, ..
+        }) = top
+        {
+            // Inside a value: nothing to note.
+            return Ok(Some(Enter {
+                cap: Capture::None,
+                slot: false,
+                top_level: false,
+            }));
+        }
         let slot_context = matches!(
             top,
             None | Some(Frame {
@@ -779,7 +1183,8 @@ impl JsonScanner {
             if let Some(p) = self.build.last_mut() {
                 *p = Partial::Skip;
             }
-            return self.open(false, Role::Slots);
+            self.open(false, Role::Slots)?;
+            return Ok(None);
         }
         if slot_context && !(b == b'[' && top.is_none()) {
             {
@@ -798,9 +1203,22 @@ impl JsonScanner {
                 self.slot_depth = Some(depth);
             }
         }
+        let cap = match key {
+            KeyClass::Naming(k) => Capture::NameValue(k),
+            _ => Capture::None,
+        };
+        Ok(Some(Enter {
+            cap,
+            slot: slot_context,
+            top_level: top.is_none(),
+        }))
+    }
+
+    /// Begins the value `enter` beginning with `b`, the byte being stepped.
+    fn value_token(&mut self, b: u8, enter: Enter) -> Result<(), &'static str> {
         match b {
             b'{' => {
-                let role = if slot_context {
+                let role = if enter.slot {
                     Role::Action((self.slots.len() - 1) as u32)
                 } else {
                     Role::Plain
@@ -809,7 +1227,7 @@ impl JsonScanner {
                 self.open(true, role)
             }
             b'[' => {
-                let role = if top.is_none() {
+                let role = if enter.top_level {
                     Role::Slots
                 } else {
                     Role::Plain
@@ -817,16 +1235,12 @@ impl JsonScanner {
                 self.open(false, role)
             }
             b'"' | b'\'' => {
-                let cap = match key {
-                    KeyClass::Naming(k) => Capture::NameValue(k),
-                    _ => Capture::None,
-                };
-                self.open_string(b, cap);
+                self.open_string(b, enter.cap);
                 Ok(())
             }
-            b'-' => self.num(Num::Minus, b),
-            b'0' => self.num(Num::Zero, b),
-            b'1'..=b'9' => self.num(Num::Int, b),
+            b'-' => self.num(Num::Minus),
+            b'0' => self.num(Num::Zero),
+            b'1'..=b'9' => self.num(Num::Int),
             b't' => self.lit(b"true"),
             b'f' => self.lit(b"false"),
             b'n' => self.lit(b"null"),
@@ -837,15 +1251,21 @@ impl JsonScanner {
         }
     }
 
-    fn num(&mut self, n: Num, b: u8) -> Result<(), &'static str> {
+    /// Begins a number at the byte being stepped (its first), now in
+    /// state `n`; its bytes are written to `out` only when it is cut at a
+    /// piece's end (or there is a copy).
+    fn num(&mut self, n: Num) -> Result<(), &'static str> {
+        if !self.copy {
+            self.out.clear();
+        }
         self.num_start = self.out.len();
-        self.out.push(b as char);
+        self.num_from = self.cursor;
         self.tok = Tok::Num(n);
         Ok(())
     }
 
     fn lit(&mut self, word: &'static [u8]) -> Result<(), &'static str> {
-        self.out.push(json_word(word)[0] as char);
+        self.put(json_word(word)[0] as char);
         self.tok = Tok::Lit { word, at: 1 };
         Ok(())
     }
@@ -853,8 +1273,12 @@ impl JsonScanner {
     /// Opens a string at its quote `b` (`"`, or `'` for a Python string),
     /// read for `cap`; the copy gets a double quote either way.
     fn open_string(&mut self, b: u8, cap: Capture) {
+        if !self.copy {
+            self.out.clear();
+        }
         self.str_start = self.out.len();
         self.out.push('"');
+        self.str_from = self.cursor + 1;
         self.tok = if b == b'"' {
             Tok::Str {
                 cap,
@@ -899,7 +1323,7 @@ impl JsonScanner {
             _ if obj => Partial::Obj(Map::new(), None),
             _ => Partial::Arr(Vec::new()),
         });
-        self.out.push(if obj { '{' } else { '[' });
+        self.put(if obj { '{' } else { '[' });
         self.tok = if obj {
             Tok::Key { close: true }
         } else {
@@ -927,48 +1351,51 @@ impl JsonScanner {
                     "a trailing comma before `]`"
                 });
             }
-            self.out.replace_range(at..at + 1, " ");
+            if self.copy {
+                self.out.replace_range(at..at + 1, " ");
+            }
             self.repairs.push((RepairKind::TrailingComma, offset));
         }
-        self.out.push(b as char);
+        self.put(b as char);
         self.stack.pop();
+        if let Role::Action(slot) = frame.role {
+            let idx = slot as usize;
+            if idx == 0 && self.decision.is_none() {
+                self.decide(false);
+            }
+            if let Some(s) = self.slots.get_mut(idx) {
+                if s.name.is_none() {
+                    if let Some((k, n)) = s.resolve() {
+                        s.name = Some(n);
+                        s.name_key = Some(k);
+                        self.named.push(idx);
+                    }
+                }
+            }
+        }
         let value = match self.build.pop() {
             Some(Partial::Obj(map, _)) => Some(Value::Object(map)),
             Some(Partial::Arr(list)) => Some(Value::Array(list)),
             Some(Partial::Skip) | None => None,
         };
-        match frame.role {
-            Role::Action(slot) => {
-                let idx = slot as usize;
-                if idx == 0 && self.decision.is_none() {
-                    self.decide(false);
-                }
-                if let Some(s) = self.slots.get_mut(idx) {
-                    if s.name.is_none() {
-                        if let Some((k, n)) = s.resolve() {
-                            s.name = Some(n);
-                            s.name_key = Some(k);
-                            self.named.push(idx);
-                        }
-                    }
-                }
-            }
-            Role::Slots if self.slots.is_empty() && self.decision.is_none() => {
-                self.decide(false);
-            }
-            _ => {}
+        if frame.role == Role::Slots && self.slots.is_empty() && self.decision.is_none() {
+            self.decide(false);
         }
         self.complete(value);
         Ok(())
     }
 
     /// A value is complete: it goes into its container, or is a slot's.
+    #[inline]
     fn complete(&mut self, value: Option<Value>) {
+        let leave = self.leave_name_key && self.names_its_object();
         if let Some(v) = value {
             match self.build.last_mut() {
                 Some(Partial::Obj(map, key)) => {
                     if let Some(k) = key.take() {
-                        map.insert(k, v);
+                        if !leave {
+                            map.insert(k, v);
+                        }
                     }
                 }
                 Some(Partial::Arr(list)) => list.push(v),
@@ -984,14 +1411,41 @@ impl JsonScanner {
         self.value_done();
     }
 
-    /// The number just read, as serde_json reads it.
-    fn number(&self) -> Result<Value, &'static str> {
-        let text = self.out.get(self.num_start..).unwrap_or("");
-        text.parse::<serde_json::Number>()
-            .map(Value::Number)
-            .map_err(|_| "a number out of range")
+    /// Whether the key whose value completes now is the one that named the
+    /// action object on top of the stack: its first discriminator, once a
+    /// string under it made the name certain (certain at once, so no key
+    /// read later can take its place).
+    fn names_its_object(&self) -> bool {
+        let (
+            Some(Frame {
+                role: Role::Action(slot),
+                ..
+            }),
+            Some(Partial::Obj(_, Some(key))),
+        ) = (self.stack.last(), self.build.last())
+        else {
+            return false;
+        };
+        match self.slots.get(*slot as usize).and_then(|s| s.name_key) {
+            Some(NameKey::Discriminator(r)) => self.discriminators.get(r) == Some(key),
+            _ => false,
+        }
     }
 
+    /// The number just read, from `out`.
+    fn number(&self) -> Result<Value, &'static str> {
+        number(self.out.get(self.num_start..).unwrap_or(""))
+    }
+
+    /// Writes `c` to the copy, if one is kept.
+    #[inline]
+    fn put(&mut self, c: char) {
+        if self.copy {
+            self.out.push(c);
+        }
+    }
+
+    #[inline]
     fn value_done(&mut self) {
         if self.stack.is_empty() {
             self.values += 1;
@@ -1008,19 +1462,19 @@ impl JsonScanner {
         }
     }
 
-    fn string_done(&mut self, cap: Capture) -> Result<(), &'static str> {
+    /// A string closed; `text` is its value.
+    #[inline]
+    fn string_done(&mut self, cap: Capture, text: String) -> Result<(), &'static str> {
         match cap {
             Capture::None => {
-                let v = self.string_value()?;
-                self.complete(Some(Value::String(v)));
+                self.complete(Some(Value::String(text)));
             }
             Capture::Key => {
-                let k = self.string_value()?;
-                self.set_key(k);
+                self.set_key(text);
                 self.tok = Tok::Colon;
             }
             Capture::ActionKey => {
-                let k = self.string_value()?;
+                let k = text;
                 let class = self.key_class(&k);
                 self.set_key(k);
                 self.key_read(class);
@@ -1029,7 +1483,6 @@ impl JsonScanner {
                 self.tok = Tok::Colon;
             }
             Capture::NameValue(k) => {
-                let text = self.string_value()?;
                 if let (
                     Some(v),
                     Some(Frame {
@@ -1162,6 +1615,36 @@ fn json_word(word: &'static [u8]) -> &'static [u8] {
         _ => word,
     }
 }
+
+/// Where the string whose text begins at `from` closes, when its text up
+/// to there has no escape and no raw control byte: its closing quote.
+///
+/// Hand-written: most strings in actions are short (keys, names), where a
+/// byte loop beats `memchr`'s set-up; longer ones go on with `memchr`.
+fn plain_string_end(bytes: &[u8], from: usize) -> Option<usize> {
+    let hay = bytes.get(from..)?;
+    let short = hay.len().min(SHORT_STRING);
+    for (i, &b) in hay[..short].iter().enumerate() {
+        match b {
+            b'"' => return Some(from + i),
+            b'\\' => return None,
+            _ if b < 0x20 => return None,
+            _ => {}
+        }
+    }
+    let rest = &hay[short..];
+    let end = memchr::memchr2(b'"', b'\\', rest)?;
+    // Control bytes are rare: test the run without stopping early (this
+    // vectorises).
+    if rest[end] != b'"' || rest[..end].iter().fold(false, |c, &b| c | (b < 0x20)) {
+        return None;
+    }
+    Some(from + short + end)
+}
+
+/// How many bytes of a string [`plain_string_end`] reads one by one before
+/// it hands over to `memchr`.
+const SHORT_STRING: usize = 24;
 
 /// How a control byte is written escaped.
 fn escape_name(b: u8) -> String {
