@@ -151,6 +151,10 @@ impl Machine {
             self.given_out(text.len());
             return (text, "");
         }
+        // Inside a block, or a tag being probed: the machine reads it all.
+        if !matches!(self.state, State::Text | State::LineStart { .. }) {
+            return ("", text);
+        }
         self.take_settled_stop(text)
     }
 

@@ -286,6 +286,9 @@ impl Parser {
 
     /// Publishes what waits in `scratch` and lends each event to `f`.
     fn lend(&mut self, f: &mut dyn FnMut(EventRef<'_>)) {
+        if self.scratch.is_empty() {
+            return;
+        }
         let mut lent = std::mem::take(&mut self.lent);
         self.publish(&mut lent);
         lend_each(&mut lent, f);

@@ -28,11 +28,21 @@ use crate::event::ActionError;
 impl Machine {
     /// Feeds the shadow, in lockstep, the text this machine has read past
     /// its block's first closer.
+    #[inline]
     pub(super) fn sync_shadow(&mut self, emit: &mut Emit<'_>) {
         self.feed_shadow_to(self.pos, emit);
     }
 
+    /// Feeds the shadow, if there is one, the text up to `to`. Called on
+    /// every step of a block: the common case, no shadow, is inline.
+    #[inline]
     pub(super) fn feed_shadow_to(&mut self, to: usize, emit: &mut Emit<'_>) {
+        if self.spec.shadow.is_some() {
+            self.feed_shadow(to, emit);
+        }
+    }
+
+    fn feed_shadow(&mut self, to: usize, emit: &mut Emit<'_>) {
         let fed = self.spec.fed;
         if let Some(shadow) = self.spec.shadow.as_deref_mut() {
             if to <= fed {
