@@ -28,7 +28,7 @@ use actionstream::{Config, Event, Parser};
 mod report;
 #[path = "../benches/support/mod.rs"]
 mod support;
-use report::{dialect_parser, fastest_of_each, file_body, mbps, time};
+use report::{dialect_parser, fastest_of_each, file_body, long_call, mbps, time};
 
 /// Counts live heap bytes and their peak.
 struct Counting;
@@ -413,26 +413,6 @@ fn check_deltas(template: &Parser, text: &[u8]) -> (usize, bool) {
     (pushes, arguments == Some(joined))
 }
 
-/// One call to `write_file` whose `content` is a `size`-byte body, as the
-/// dialect writes it raw.
-fn long_call(dialect: &str, size: usize) -> String {
-    let body = file_body(size);
-    match dialect {
-        "qwen3_coder" => format!(
-            "I'll write the file.\n<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/big.rs\n</parameter>\n<parameter=content>\n{body}\n</parameter>\n</function>\n</tool_call>"
-        ),
-        "hermes" => format!(
-            "I'll write the file.\n<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {{\"path\": \"src/big.rs\", \"content\": {}}}}}\n</tool_call>",
-            serde_json::to_string(&body).expect("a JSON string")
-        ),
-        "pythonic" => format!(
-            "[write_file(path='src/big.rs', content='{}')]",
-            body.replace('\n', "\\n")
-        ),
-        other => unreachable!("no long call written for {other}"),
-    }
-}
-
 /// Each built-in dialect on its example response repeated to about 1 MB,
 /// whole and in 4-byte chunks; and one call with a long string argument in
 /// three formats, whole and in 4-byte chunks, at 16, 64 and 256 KB.
@@ -509,7 +489,7 @@ fn dialects(targets: &mut Vec<(String, String, bool)>) {
         let deltas = dialect_parser(name, true);
         let mut per_kb_4: Vec<f64> = Vec::new();
         for kb in [16usize, 64, 256] {
-            let text = long_call(name, kb * 1024);
+            let text = long_call(name, &file_body(kb * 1024));
             assert_eq!(
                 parse_dialect(&plain, text.as_bytes(), 0),
                 (1, 0),

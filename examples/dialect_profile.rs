@@ -19,32 +19,7 @@ use actionstream::{Event, Parser};
 #[allow(dead_code)]
 #[path = "../benches/support/report.rs"]
 mod report;
-use report::{dialect_parser, file_body};
-
-/// One `write_file` call whose `content` is `body`, for the raw-value
-/// dialects and hermes (the layouts of the peer bench).
-fn long_call(dialect: &str, body: &str) -> String {
-    let intro = "I'll write the file.\n";
-    let args = serde_json::json!({"path": "src/big.rs", "content": body}).to_string();
-    match dialect {
-        "hermes" => format!(
-            "{intro}<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {args}}}\n</tool_call>"
-        ),
-        "qwen3_coder" => format!(
-            "{intro}<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/big.rs\n</parameter>\n<parameter=content>\n{body}\n</parameter>\n</function>\n</tool_call>"
-        ),
-        "glm" => format!(
-            "{intro}<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>src/big.rs</arg_value>\n<arg_key>content</arg_key>\n<arg_value>{body}</arg_value>\n</tool_call>"
-        ),
-        "minimax_m2" => format!(
-            "{intro}<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">src/big.rs</parameter>\n<parameter name=\"content\">{body}</parameter>\n</invoke>\n</minimax:tool_call>"
-        ),
-        "deepseek_v32" => format!(
-            "{intro}<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">src/big.rs</｜DSML｜parameter>\n<｜DSML｜parameter name=\"content\" string=\"true\">{body}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
-        ),
-        other => panic!("no long call written for {other}"),
-    }
-}
+use report::{dialect_parser, file_body, long_call};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();

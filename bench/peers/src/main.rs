@@ -95,7 +95,7 @@ fn main() {
 
 #[path = "../../../benches/support/report.rs"]
 mod report;
-use report::{dialect_parser, fastest_of_each, file_body, mbps};
+use report::{dialect_parser, fastest_of_each, file_body, long_call, mbps};
 
 fn ms(d: Duration) -> String {
     let ms = d.as_secs_f64() * 1e3;
@@ -337,59 +337,6 @@ fn token_chunks(text: &str, size: usize) -> Vec<&str> {
 // ---------------------------------------------------------------------------
 // 1. Speed
 
-/// One call to `write_file` whose `content` is `body`, as the dialect
-/// writes it (the layouts of `examples/responses/dialects/`; Mistral's in
-/// the pre-v11 form, the only one the peer reads).
-fn long_call(dialect: &str, body: &str) -> String {
-    let args = serde_json::to_string(&json!({"path": "src/big.rs", "content": body}))
-        .expect("JSON arguments");
-    let args = args.replacen(
-        "{\"path\":\"src/big.rs\",\"content\":",
-        "{\"path\": \"src/big.rs\", \"content\": ",
-        1,
-    );
-    let intro = "I'll write the file.\n";
-    match dialect {
-        "hermes" => format!(
-            "{intro}<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {args}}}\n</tool_call>"
-        ),
-        "qwen3_coder" => format!(
-            "{intro}<tool_call>\n<function=write_file>\n<parameter=path>\nsrc/big.rs\n</parameter>\n<parameter=content>\n{body}\n</parameter>\n</function>\n</tool_call>"
-        ),
-        "glm" => format!(
-            "{intro}<tool_call>write_file\n<arg_key>path</arg_key>\n<arg_value>src/big.rs</arg_value>\n<arg_key>content</arg_key>\n<arg_value>{body}</arg_value>\n</tool_call>"
-        ),
-        "minimax_m2" => format!(
-            "{intro}<minimax:tool_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">src/big.rs</parameter>\n<parameter name=\"content\">{body}</parameter>\n</invoke>\n</minimax:tool_call>"
-        ),
-        "mistral" => format!(
-            "{intro}[TOOL_CALLS] [{{\"name\": \"write_file\", \"arguments\": {args}}}]"
-        ),
-        "llama3" => format!(
-            "{intro}<|python_tag|>{{\"name\": \"write_file\", \"parameters\": {args}}}<|eom_id|>"
-        ),
-        "pythonic" => format!(
-            "[write_file(path='src/big.rs', content='{}')]",
-            body.replace('\n', "\\n")
-        ),
-        "deepseek_v3" => format!(
-            "{intro}<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>write_file\n```json\n{args}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
-        ),
-        "deepseek_v31" => format!(
-            "{intro}<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>write_file<｜tool▁sep｜>{args}<｜tool▁call▁end｜><｜tool▁calls▁end｜>"
-        ),
-        "deepseek_v32" => format!(
-            "{intro}<｜DSML｜function_calls>\n<｜DSML｜invoke name=\"write_file\">\n<｜DSML｜parameter name=\"path\" string=\"true\">src/big.rs</｜DSML｜parameter>\n<｜DSML｜parameter name=\"content\" string=\"true\">{body}</｜DSML｜parameter>\n</｜DSML｜invoke>\n</｜DSML｜function_calls>"
-        ),
-        "kimi_k2" => format!(
-            "{intro}<|tool_calls_section_begin|><|tool_call_begin|>functions.write_file:0<|tool_call_argument_begin|>{args}<|tool_call_end|><|tool_calls_section_end|>"
-        ),
-        "cohere" => format!(
-            "<|START_THINKING|>Write the file.<|END_THINKING|><|START_ACTION|>[\n    {{\"tool_call_id\": \"0\", \"tool_name\": \"write_file\", \"parameters\": {args}}}\n]<|END_ACTION|>"
-        ),
-        other => unreachable!("no long call written for {other}"),
-    }
-}
 
 /// Whether `calls` is the one expected call; if not, what came instead.
 fn check_long(calls: &[Call], body: &str) -> String {

@@ -599,33 +599,29 @@ impl JsonScanner {
                     }
                 }
             }
-            match self.tok {
+            // A JSON or Python string outside an escape: read as a run.
+            let run = match self.tok {
                 Tok::Str {
                     cap,
                     esc: Esc::None,
-                } => {
-                    match self.string_run(text, i, cap, false) {
-                        Ok(next) => i = next,
-                        Err((at, message)) => {
-                            self.fail(self.pos + at, message);
-                            break;
-                        }
-                    }
-                    continue;
-                }
+                } => Some((cap, false)),
                 Tok::PyStr {
                     cap,
                     esc: PyEsc::None,
-                } => {
-                    match self.string_run(text, i, cap, true) {
-                        Ok(next) => i = next,
-                        Err((at, message)) => {
-                            self.fail(self.pos + at, message);
-                            break;
-                        }
+                } => Some((cap, true)),
+                _ => None,
+            };
+            if let Some((cap, python)) = run {
+                match self.string_run(text, i, cap, python) {
+                    Ok(next) => i = next,
+                    Err((at, message)) => {
+                        self.fail(self.pos + at, message);
+                        break;
                     }
-                    continue;
                 }
+                continue;
+            }
+            match self.tok {
                 Tok::Num(n) => {
                     match self.number_run(text, i, n) {
                         Ok(next) => i = next,
