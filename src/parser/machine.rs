@@ -41,9 +41,15 @@ impl Machine {
         let (settled, rest) = self.take_settled(text);
         emit.narrative(settled);
         if !rest.is_empty() {
-            self.buf.push_str(rest);
-            self.run(emit);
+            self.push_unsettled(rest, emit);
         }
+    }
+
+    /// Runs the machine over `text`, which [`Machine::take_settled`] has
+    /// just declined (the borrowing path asks it first): not asked again.
+    pub fn push_unsettled(&mut self, text: &str, emit: &mut Emit<'_>) {
+        self.buf.push_str(text);
+        self.run(emit);
     }
 
     /// Runs the machine over what is buffered.

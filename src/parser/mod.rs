@@ -187,7 +187,7 @@ impl Parser {
         if text.is_empty() {
             return;
         }
-        self.feed(text);
+        self.feed(text, false);
         self.publish(out);
     }
 
@@ -227,7 +227,7 @@ impl Parser {
             }
         };
         if !rest.is_empty() {
-            self.feed(rest);
+            self.feed(rest, true);
             self.lend(&mut f);
         }
     }
@@ -276,10 +276,13 @@ impl Parser {
     }
 
     /// Runs the machine over `text`; its events wait in `scratch`.
-    fn feed(&mut self, text: &str) {
+    /// `asked`: the machine has declined to settle `text` already (the
+    /// borrowing path asks it first), so it is not asked again.
+    fn feed(&mut self, text: &str, asked: bool) {
         let mut emit = Emit::new(&mut self.ids, &mut self.scratch);
         match &mut self.d {
             Some(d) => d.push(text, &mut emit),
+            None if asked => self.m.push_unsettled(text, &mut emit),
             None => self.m.push(text, &mut emit),
         }
     }
