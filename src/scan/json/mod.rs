@@ -723,16 +723,7 @@ impl JsonScanner {
                 _ => return Err("expected `:` after the key"),
             },
             Tok::After => match b {
-                b',' => {
-                    self.comma = Some((self.out.len(), self.pos + self.cursor));
-                    self.put(',');
-                    let obj = self.stack.last().is_some_and(|f| f.obj);
-                    self.tok = if obj {
-                        Tok::Key { close: true }
-                    } else {
-                        Tok::Value { close: true }
-                    };
-                }
+                b',' => self.comma_read(),
                 b']' | b'}' => self.close(b)?,
                 b'/' => self.comment_start()?,
                 _ if ws(b) => self.put(b as char),
@@ -989,6 +980,19 @@ impl JsonScanner {
 
     /// Opens a string at its quote `b` (`"`, or `'` for a Python string),
     /// read for `cap`; the copy gets a double quote either way.
+    /// A `,` after a member, at `cursor`: kept in case it turns out to be a
+    /// trailing comma; a key or a value comes next.
+    fn comma_read(&mut self) {
+        self.comma = Some((self.out.len(), self.pos + self.cursor));
+        self.put(',');
+        let obj = self.stack.last().is_some_and(|f| f.obj);
+        self.tok = if obj {
+            Tok::Key { close: true }
+        } else {
+            Tok::Value { close: true }
+        };
+    }
+
     /// How a key of the innermost container is captured: an action
     /// object's keys can name it.
     fn key_capture(&self) -> Capture {

@@ -86,14 +86,7 @@ impl JsonScanner {
                     }
                 }
                 (Tok::After, b',') => {
-                    self.comma = Some((self.out.len(), self.pos + i));
-                    self.put(',');
-                    let obj = self.stack.last().is_some_and(|f| f.obj);
-                    self.tok = if obj {
-                        Tok::Key { close: true }
-                    } else {
-                        Tok::Value { close: true }
-                    };
+                    self.comma_read();
                     i += 1;
                 }
                 (Tok::After, b']' | b'}')
