@@ -25,7 +25,9 @@ pub struct Config {
     pub(crate) action_tags: Vec<String>,
     pub(crate) generic_tags: Vec<String>,
     pub(crate) xml_tags: Vec<String>,
-    pub(crate) discriminators: Vec<String>,
+    /// Shared (not copied) by each parser made with this configuration and
+    /// each of their JSON scanners.
+    pub(crate) discriminators: Arc<[String]>,
     pub(crate) strict: bool,
     pub(crate) max_block_bytes: usize,
     pub(crate) max_depth: usize,
@@ -78,7 +80,7 @@ impl Default for Config {
             action_tags: vec!["action".into(), "actions".into(), "tool_call".into()],
             generic_tags: vec!["json".into()],
             xml_tags: vec!["action_call".into(), "tool_call".into()],
-            discriminators: vec!["action".into()],
+            discriminators: Arc::from(["action".to_owned()]),
             strict: false,
             max_block_bytes: 1 << 20,
             max_depth: 128,
@@ -123,7 +125,9 @@ impl Config {
     /// Adds a discriminator key, ranked after the ones already set (default
     /// `action`). The first discriminator an object has names it.
     pub fn discriminator(mut self, key: impl Into<String>) -> Self {
-        push_unique(&mut self.discriminators, key.into());
+        let mut list = self.discriminators.to_vec();
+        push_unique(&mut list, key.into());
+        self.discriminators = list.into();
         self
     }
 

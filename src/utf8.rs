@@ -7,7 +7,8 @@
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Utf8Decoder {
     carry: [u8; 4],
-    carried: usize,
+    /// Bytes of `carry` in use (at most 3 between chunks).
+    carried: u8,
     replaced: u64,
 }
 
@@ -58,19 +59,20 @@ impl Utf8Decoder {
     fn decode_dyn(&mut self, mut bytes: &[u8], emit: &mut dyn FnMut(&str)) {
         // Complete a carried character first.
         while self.carried > 0 && !bytes.is_empty() {
-            self.carry[self.carried] = bytes[0];
+            let n = usize::from(self.carried) + 1;
+            self.carry[n - 1] = bytes[0];
             self.carried += 1;
             bytes = &bytes[1..];
-            match std::str::from_utf8(&self.carry[..self.carried]) {
+            match std::str::from_utf8(&self.carry[..n]) {
                 Ok(s) => {
                     emit(s);
                     self.carried = 0;
                 }
-                Err(e) if e.error_len().is_none() && self.carried < 4 => {}
+                Err(e) if e.error_len().is_none() && n < 4 => {}
                 Err(e) => {
                     // Invalid: replace the bad prefix, re-feed what follows it.
-                    let bad = e.valid_up_to() + e.error_len().unwrap_or(self.carried);
-                    let rest: Vec<u8> = self.carry[bad.min(self.carried)..self.carried].to_vec();
+                    let bad = e.valid_up_to() + e.error_len().unwrap_or(n);
+                    let rest: Vec<u8> = self.carry[bad.min(n)..n].to_vec();
                     self.replaced += 1;
                     emit("\u{FFFD}");
                     self.carried = 0;
@@ -102,7 +104,8 @@ impl Utf8Decoder {
                         }
                         None => {
                             self.carry[..rest.len()].copy_from_slice(rest);
-                            self.carried = rest.len();
+                            // A cut character: at most 3 bytes.
+                            self.carried = rest.len() as u8;
                             return;
                         }
                     }

@@ -178,7 +178,7 @@ impl Machine {
         };
         let shared = self.shared.clone();
         let cfg = &shared.cfg;
-        let discriminators = shared.discriminators.clone();
+        let discriminators = shared.cfg.discriminators.clone();
         // Each action: (slot id, name, result).
         let mut actions: Vec<(Option<u64>, Option<String>, Shaped)> = Vec::new();
         let mut repairs: Vec<(RepairKind, usize)> = Vec::new();
@@ -294,9 +294,11 @@ impl Machine {
                 column,
             });
         }
-        // Most blocks have no repair: they share one empty list.
+        // Most blocks have no repair: they share one empty list, made once
+        // a process (not once a parser: an idle parser stays small).
+        static NO_REPAIRS: std::sync::OnceLock<Arc<[Repair]>> = std::sync::OnceLock::new();
         let block_repairs: Arc<[Repair]> = if block_repairs.is_empty() {
-            shared.no_repairs.clone()
+            NO_REPAIRS.get_or_init(|| Arc::from(Vec::new())).clone()
         } else {
             block_repairs.into()
         };

@@ -429,7 +429,7 @@ impl Machine {
                 naming,
                 self.cfg().strict,
                 self.cfg().max_depth,
-                self.shared.discriminators.clone(),
+                self.shared.cfg.discriminators.clone(),
             )),
         }
     }

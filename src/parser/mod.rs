@@ -126,11 +126,10 @@ pub struct Parser {
     d: Option<Box<dialect::DialectMachine>>,
     utf8: Utf8Decoder,
     ids: u64,
-    /// Internal id → public id, for actions started and not yet ended.
-    public: BTreeMap<u64, ActionId>,
+    /// Internal id → public id, for actions started and not yet ended, and
+    /// whether the action has streamed argument pieces.
+    public: BTreeMap<u64, (ActionId, bool)>,
     next_public: u64,
-    /// Internal ids of started actions that have streamed argument pieces.
-    streamed: std::collections::BTreeSet<u64>,
     scratch: Vec<Event>,
     /// Events published for the borrowing path, lent one by one, kept for
     /// their capacity.
@@ -165,7 +164,6 @@ impl Parser {
             ids: 0,
             public: BTreeMap::new(),
             next_public: 0,
-            streamed: Default::default(),
             scratch: Vec::new(),
             lent: Vec::new(),
         }
@@ -470,11 +468,11 @@ impl Parser {
                 Event::ActionStarted { id, .. } => {
                     let public = ActionId(self.next_public);
                     self.next_public += 1;
-                    self.public.insert(id.0, public);
+                    self.public.insert(id.0, (public, false));
                     *id = public;
                 }
                 Event::ActionDelta { id, text } => {
-                    if let Some(public) = self.public.get(&id.0) {
+                    if let Some((public, _)) = self.public.get(&id.0) {
                         *id = *public;
                     }
                     if let Some(Event::ActionDelta { id: prev, text: t }) = out.last_mut() {
@@ -485,8 +483,13 @@ impl Parser {
                     }
                 }
                 Event::ArgumentsDelta { id, json } => {
-                    self.streamed.insert(id.0);
-                    let public = self.public.get(&id.0).copied().unwrap_or(*id);
+                    let public = match self.public.get_mut(&id.0) {
+                        Some((public, streamed)) => {
+                            *streamed = true;
+                            *public
+                        }
+                        None => *id,
+                    };
                     if let Some(Event::ArgumentsDelta { id: prev, json: j }) = out.last_mut() {
                         if *prev == public {
                             j.push_str(json);
@@ -505,21 +508,18 @@ impl Parser {
                 Event::ActionComplete(a) => {
                     // Syntaxes that do not stream their arguments give them
                     // whole, as one piece, just before the end.
-                    if !self.streamed.remove(&a.id.0) && self.m.shared.cfg.argument_deltas {
-                        if let Some(public) = self.public.get(&a.id.0) {
+                    if let Some((public, streamed)) = self.public.remove(&a.id.0) {
+                        if !streamed && self.m.shared.cfg.argument_deltas {
                             out.push(Event::ArgumentsDelta {
-                                id: *public,
+                                id: public,
                                 json: a.arguments.to_string(),
                             });
                         }
-                    }
-                    if let Some(public) = self.public.remove(&a.id.0) {
                         a.id = public;
                     }
                 }
                 Event::ActionInvalid(a) => {
-                    self.streamed.remove(&a.id.0);
-                    if let Some(public) = self.public.remove(&a.id.0) {
+                    if let Some((public, _)) = self.public.remove(&a.id.0) {
                         a.id = public;
                     }
                 }

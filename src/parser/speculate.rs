@@ -21,7 +21,7 @@
 //! until the block's fate is known.
 
 use super::emit::Emit;
-use super::state::{Block, FirstCloser, Flow, Machine, State};
+use super::state::{Block, FirstCloser, Flow, Machine, Shadow, State};
 use super::syntax::Closer;
 use crate::event::ActionError;
 
@@ -43,16 +43,13 @@ impl Machine {
     }
 
     fn feed_shadow(&mut self, to: usize, emit: &mut Emit<'_>) {
-        let fed = self.spec.fed;
         if let Some(shadow) = self.spec.shadow.as_deref_mut() {
-            if to <= fed {
+            if to <= shadow.fed {
                 return;
             }
-            let text = &self.buf[fed - self.base..to - self.base];
-            let mut pending = std::mem::take(&mut shadow.spec.pending);
-            shadow.push(text, &mut emit.to(&mut pending));
-            shadow.spec.pending = pending;
-            self.spec.fed = to;
+            let text = &self.buf[shadow.fed - self.base..to - self.base];
+            shadow.machine.push(text, &mut emit.to(&mut shadow.pending));
+            shadow.fed = to;
         }
     }
 
@@ -68,8 +65,11 @@ impl Machine {
         if let Closer::Tag { .. } = b.closer {
             shadow.state = State::Text;
         }
-        self.spec.shadow = Some(Box::new(shadow));
-        self.spec.fed = at;
+        self.spec.shadow = Some(Box::new(Shadow {
+            machine: shadow,
+            fed: at,
+            pending: Vec::new(),
+        }));
     }
 
     /// The block breaks, or is cut off, after it passed a closer: it ends at
@@ -95,20 +95,24 @@ impl Machine {
 
     /// The shadow becomes this machine; its events come out.
     fn take_over(&mut self, emit: &mut Emit<'_>) {
-        let Some(mut shadow) = self.spec.shadow.take() else {
+        let Some(shadow) = self.spec.shadow.take() else {
             self.state = State::Text;
             return;
         };
-        let mut m = Some(&mut *shadow);
+        let Shadow {
+            machine: mut shadow,
+            fed,
+            mut pending,
+        } = *shadow;
+        let mut m = Some(&mut shadow);
         while let Some(machine) = m {
             machine.spec.depth = machine.spec.depth.saturating_sub(1);
-            m = machine.spec.shadow.as_deref_mut();
+            m = machine.spec.shadow.as_deref_mut().map(|s| &mut s.machine);
         }
         // The shadow reads everything this machine held past its closer.
-        let text = &self.buf[self.spec.fed - self.base..];
-        let mut pending = std::mem::take(&mut shadow.spec.pending);
+        let text = &self.buf[fed - self.base..];
         shadow.push(text, &mut emit.to(&mut pending));
-        *self = *shadow;
+        *self = shadow;
         emit.append_from(&mut pending);
     }
 }

@@ -8,7 +8,7 @@ use std::sync::Arc;
 use super::emit::Emit;
 use super::syntax::{Closer, Content, Opened};
 use crate::config::Config;
-use crate::event::{Event, Repair, Syntax};
+use crate::event::{Event, Syntax};
 use crate::scan::fence::{CloseProbe, Fence, OpenProbe};
 use crate::scan::json::JsonScanner;
 use crate::scan::line::LineContext;
@@ -18,20 +18,20 @@ use crate::scan::tag::TagProbe;
 #[derive(Debug)]
 pub(super) struct Shared {
     pub cfg: Config,
-    pub discriminators: Arc<[String]>,
     /// `</NAME>` for each tag name.
     pub closers: Vec<String>,
     /// Bytes that begin a tag name.
     pub tag_first: [u64; 4],
-    /// The repairs of a block that has none, shared by its actions.
-    pub no_repairs: Arc<[Repair]>,
 }
 
 impl Shared {
     pub fn new(config: Config) -> Self {
         Shared {
-            discriminators: config.discriminators.clone().into(),
-            closers: config.xml_tags.iter().map(|n| format!("</{n}>")).collect(),
+            closers: config
+                .xml_tags
+                .iter()
+                .map(|n| ["</", n, ">"].concat())
+                .collect(),
             tag_first: {
                 let mut t = [0u64; 4];
                 for n in &config.xml_tags {
@@ -41,7 +41,6 @@ impl Shared {
                 }
                 t
             },
-            no_repairs: Arc::from(Vec::new()),
             cfg: config,
         }
     }
@@ -153,25 +152,30 @@ impl Block {
 pub(super) const MAX_SPECULATION: usize = 4;
 
 /// A machine's speculation: its shadow, if any, and its own place in a
-/// chain of shadows.
+/// chain of shadows. Kept small (most machines never have a shadow): what
+/// a shadow needs lives in its box.
 #[derive(Debug, Clone)]
 pub(super) struct Speculation {
     /// How deep this machine is in the chain of shadows.
     pub depth: usize,
-    pub shadow: Option<Box<Machine>>,
+    pub shadow: Option<Box<Shadow>>,
+}
+
+/// A shadow machine and what its parent keeps of it.
+#[derive(Debug, Clone)]
+pub(super) struct Shadow {
+    pub machine: Machine,
     /// Offset up to which the shadow has been fed.
     pub fed: usize,
-    /// This machine's events while it is a shadow, kept until it takes over.
+    /// The shadow's events, kept until it takes over.
     pub pending: Vec<Event>,
 }
 
 impl Speculation {
-    pub fn new(base: usize, depth: usize) -> Self {
+    pub fn new(depth: usize) -> Self {
         Speculation {
             depth,
             shadow: None,
-            fed: base,
-            pending: Vec::new(),
         }
     }
 
@@ -181,7 +185,7 @@ impl Speculation {
 
     /// The shadow, if one is reading.
     pub fn shadow(&self) -> Option<&Machine> {
-        self.shadow.as_deref()
+        self.shadow.as_deref().map(|s| &s.machine)
     }
 
     /// The block ended for good at a later closer: the shadow is dropped.
@@ -226,7 +230,7 @@ impl Machine {
                 from: base,
             },
             line: LineContext::default(),
-            spec: Speculation::new(base, depth),
+            spec: Speculation::new(depth),
             spare: None,
         }
     }
