@@ -644,39 +644,59 @@ impl Options {
     }
 }
 
-#[allow(clippy::too_many_arguments)]
-fn options(
-    dialects: Option<Vec<String>>,
-    model: Option<String>,
-    tools: Option<&Bound<'_, PyAny>>,
-    schema: Option<&Bound<'_, PyAny>>,
-    strict: bool,
-    max_block_bytes: Option<usize>,
-    argument_deltas: bool,
-    action_deltas: bool,
-    reasoning_open: bool,
-    calls_in_reasoning: bool,
-    fence_tags: Option<Vec<String>>,
-    xml_tags: Option<Vec<String>>,
-    discriminators: Option<Vec<String>>,
-) -> PyResult<Options> {
-    let json =
-        |v: Option<&Bound<'_, PyAny>>| v.filter(|v| !v.is_none()).map(py_to_value).transpose();
-    Ok(Options {
-        dialects: dialects.unwrap_or_default(),
-        model,
-        tools: json(tools)?,
-        schema: json(schema)?,
-        strict,
-        max_block_bytes,
-        argument_deltas,
-        action_deltas,
-        reasoning_open,
-        calls_in_reasoning,
-        fence_tags: fence_tags.unwrap_or_default(),
-        xml_tags: xml_tags.unwrap_or_default(),
-        discriminators: discriminators.unwrap_or_default(),
-    })
+impl Options {
+    /// The keyword arguments of `Parser(...)` and `SseParser(...)`, read in
+    /// one place. An option given as `None` takes its default; an unknown
+    /// keyword or a value of the wrong type is a `TypeError` naming it.
+    fn from_kwargs(class: &str, kwargs: Option<&Bound<'_, PyDict>>) -> PyResult<Options> {
+        fn arg<'py, T: FromPyObjectOwned<'py>>(
+            key: &str,
+            value: &Bound<'py, PyAny>,
+        ) -> PyResult<T> {
+            value.extract::<T>().map_err(|e| {
+                let e: PyErr = e.into();
+                let message = e.value(value.py()).to_string();
+                PyTypeError::new_err(format!("argument '{key}': {message}"))
+            })
+        }
+        let mut o = Options::default();
+        let Some(kwargs) = kwargs else {
+            return Ok(o);
+        };
+        for (key, value) in kwargs.iter() {
+            let key: String = key.extract()?;
+            if value.is_none() {
+                // `None` is each option's default.
+                match key.as_str() {
+                    "dialects" | "model" | "tools" | "schema" | "max_block_bytes"
+                    | "fence_tags" | "xml_tags" | "discriminators" => continue,
+                    _ => {}
+                }
+            }
+            let v = &value;
+            match key.as_str() {
+                "dialects" => o.dialects = arg(&key, v)?,
+                "model" => o.model = Some(arg(&key, v)?),
+                "tools" => o.tools = Some(py_to_value(v)?),
+                "schema" => o.schema = Some(py_to_value(v)?),
+                "strict" => o.strict = arg(&key, v)?,
+                "max_block_bytes" => o.max_block_bytes = Some(arg(&key, v)?),
+                "argument_deltas" => o.argument_deltas = arg(&key, v)?,
+                "action_deltas" => o.action_deltas = arg(&key, v)?,
+                "reasoning_open" => o.reasoning_open = arg(&key, v)?,
+                "calls_in_reasoning" => o.calls_in_reasoning = arg(&key, v)?,
+                "fence_tags" => o.fence_tags = arg(&key, v)?,
+                "xml_tags" => o.xml_tags = arg(&key, v)?,
+                "discriminators" => o.discriminators = arg(&key, v)?,
+                _ => {
+                    return Err(PyTypeError::new_err(format!(
+                        "{class}() got an unexpected keyword argument '{key}'"
+                    )))
+                }
+            }
+        }
+        Ok(o)
+    }
 }
 
 /// A chunk: `str`, or `bytes` that may end inside a character.
@@ -710,45 +730,12 @@ pub struct Parser {
 
 #[pymethods]
 impl Parser {
+    /// Options (keyword only): read by `Options::from_kwargs`; the stub
+    /// (`actionstream/__init__.pyi`) types them.
     #[new]
-    #[pyo3(signature = (
-        *, dialects=None, model=None, tools=None, schema=None, strict=false,
-        max_block_bytes=None, argument_deltas=false, action_deltas=false,
-        reasoning_open=false, calls_in_reasoning=false, fence_tags=None,
-        xml_tags=None, discriminators=None,
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        dialects: Option<Vec<String>>,
-        model: Option<String>,
-        tools: Option<&Bound<'_, PyAny>>,
-        schema: Option<&Bound<'_, PyAny>>,
-        strict: bool,
-        max_block_bytes: Option<usize>,
-        argument_deltas: bool,
-        action_deltas: bool,
-        reasoning_open: bool,
-        calls_in_reasoning: bool,
-        fence_tags: Option<Vec<String>>,
-        xml_tags: Option<Vec<String>>,
-        discriminators: Option<Vec<String>>,
-    ) -> PyResult<Self> {
-        let config = options(
-            dialects,
-            model,
-            tools,
-            schema,
-            strict,
-            max_block_bytes,
-            argument_deltas,
-            action_deltas,
-            reasoning_open,
-            calls_in_reasoning,
-            fence_tags,
-            xml_tags,
-            discriminators,
-        )?
-        .config()?;
+    #[pyo3(signature = (**options))]
+    fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let config = Options::from_kwargs("Parser", options)?.config()?;
         Ok(Parser {
             inner: actionstream::Parser::new(config),
             out: Vec::new(),
@@ -808,45 +795,12 @@ pub struct SseParser {
 
 #[pymethods]
 impl SseParser {
+    /// Options (keyword only): read by `Options::from_kwargs`; the stub
+    /// (`actionstream/__init__.pyi`) types them.
     #[new]
-    #[pyo3(signature = (
-        *, dialects=None, model=None, tools=None, schema=None, strict=false,
-        max_block_bytes=None, argument_deltas=false, action_deltas=false,
-        reasoning_open=false, calls_in_reasoning=false, fence_tags=None,
-        xml_tags=None, discriminators=None,
-    ))]
-    #[allow(clippy::too_many_arguments)]
-    fn new(
-        dialects: Option<Vec<String>>,
-        model: Option<String>,
-        tools: Option<&Bound<'_, PyAny>>,
-        schema: Option<&Bound<'_, PyAny>>,
-        strict: bool,
-        max_block_bytes: Option<usize>,
-        argument_deltas: bool,
-        action_deltas: bool,
-        reasoning_open: bool,
-        calls_in_reasoning: bool,
-        fence_tags: Option<Vec<String>>,
-        xml_tags: Option<Vec<String>>,
-        discriminators: Option<Vec<String>>,
-    ) -> PyResult<Self> {
-        let config = options(
-            dialects,
-            model,
-            tools,
-            schema,
-            strict,
-            max_block_bytes,
-            argument_deltas,
-            action_deltas,
-            reasoning_open,
-            calls_in_reasoning,
-            fence_tags,
-            xml_tags,
-            discriminators,
-        )?
-        .config()?;
+    #[pyo3(signature = (**options))]
+    fn new(options: Option<&Bound<'_, PyDict>>) -> PyResult<Self> {
+        let config = Options::from_kwargs("SseParser", options)?.config()?;
         Ok(SseParser {
             inner: RustSseParser::new(config),
             items: Vec::new(),

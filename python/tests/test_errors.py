@@ -83,6 +83,21 @@ def test_wrong_types_are_type_errors():
         actionstream.Parser().push(3)
     with pytest.raises(TypeError):
         actionstream.Parser("hermes")
+    # Both parsers read their options in one place: a misspelt keyword is
+    # named, and so is the option of a wrong type.
+    for cls in (actionstream.Parser, actionstream.SseParser):
+        with pytest.raises(TypeError, match=f"^{cls.__name__}\\(\\) got an unexpected keyword argument 'dialect'$"):
+            cls(dialect=["hermes"])
+        with pytest.raises(TypeError, match="^argument 'argument_deltas': "):
+            cls(argument_deltas="yes")
+
+
+def test_none_is_each_options_default():
+    text = '<tool_call>{"name": "f", "arguments": {}}</tool_call>'
+    nones = dict.fromkeys(
+        ["dialects", "model", "tools", "schema", "max_block_bytes", "fence_tags", "xml_tags", "discriminators"]
+    )
+    assert actionstream.Parser(**nones).push(text) == actionstream.Parser().push(text)
 
 
 def test_good_options_are_taken():
