@@ -18,8 +18,8 @@ fn main() {
     let linux = std::env::var("CARGO_CFG_TARGET_OS").is_ok_and(|os| os == "linux");
     let serve = std::env::var_os("CARGO_FEATURE_SERVE").is_some();
     let pie = std::env::var("ACTIONSTREAM_PIE").is_ok_and(|v| v == "1");
-    // A static build (`cargo build-static-cli`) is made position-independent
-    // on purpose: leave it be.
+    // A static build (`cargo build-static-cli`) sets its own relocation
+    // model: leave it be.
     let static_crt = std::env::var("CARGO_CFG_TARGET_FEATURE")
         .is_ok_and(|f| f.split(',').any(|f| f == "crt-static"));
     if linux && !serve && !pie && !static_crt {
