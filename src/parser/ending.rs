@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::emit::Emit;
+use super::few::Few;
 use super::state::{Block, Machine, State};
 use super::syntax::{Closer, Content};
 use crate::config::Config;
@@ -180,7 +181,7 @@ impl Machine {
         let cfg = &shared.cfg;
         let discriminators = shared.discriminators.clone();
         // Each action: (slot id, name, result).
-        let mut actions: Vec<(Option<u64>, Option<String>, Shaped)> = Vec::new();
+        let mut actions: Few<(Option<u64>, Option<String>, Shaped)> = Few::new();
         let mut repairs: Vec<(RepairKind, usize)> = Vec::new();
         let no_action = || {
             ActionError::new(
@@ -269,7 +270,7 @@ impl Machine {
             }
         }
         let rel = b.content_start - self.start;
-        for (_, _, r) in &actions {
+        for (_, _, r) in actions.iter() {
             if let Ok((_, found)) = r {
                 repairs.extend(found.iter().map(|&(k, at)| (k, rel + at)));
             }
@@ -302,7 +303,7 @@ impl Machine {
         };
         let (raw, span) = self.take_raw(b, to);
         // Unstarted actions start now, in order; then all end, in order.
-        for (id, name, _) in &mut actions {
+        for (id, name, _) in actions.iter_mut() {
             if id.is_none() {
                 *id = Some(emit.start(name.clone(), b.syntax, &b.tag));
             }
