@@ -361,6 +361,14 @@ fn a_discriminator_key_read_more_than_once() {
             "{\"type\": \"t\", \"action\": \"a\", \"action\": {}}",
             r#"a:{"type":"t"}"#,
         ),
+        (
+            "{\"action\": \"a\", \"m\": {\"action\": 1}}",
+            r#"a:{"m":{"action":1}}"#,
+        ),
+        (
+            "{\"action\": {\"action\": 2}, \"action\": \"a\"}",
+            r#"a:{}"#,
+        ),
     ];
     for (json, want) in cases {
         for (open, close) in [
@@ -378,6 +386,12 @@ fn extra_discriminator() {
     let config = actionstream::Config::default().discriminator("kind");
     let e = parse_with(&config, "```json\n{\"kind\": \"k\", \"v\": 1}\n```\n");
     assert_eq!(completed(&e), [r#"k:{"v":1}"#]);
+    // Named by the first: the other stays in the arguments.
+    let e = parse_with(
+        &config,
+        "```json\n{\"kind\": \"k\", \"action\": \"a\", \"kind\": 2}\n```\n",
+    );
+    assert_eq!(completed(&e), [r#"a:{"kind":2}"#]);
 }
 
 #[test]

@@ -233,6 +233,7 @@ impl Machine {
                                 Some(item),
                                 named.as_ref().map(|(k, n)| (*k, n.as_str())),
                                 namer,
+                                false,
                                 &[],
                                 cfg,
                                 &discriminators,
@@ -260,6 +261,7 @@ impl Machine {
                             slot.take_value(),
                             slot.name_key().zip(slot.name()),
                             slot.name_alone(),
+                            slot.no_discriminator_key(),
                             slot.args_at(),
                             cfg,
                             &discriminators,
@@ -403,11 +405,13 @@ fn attr_arguments(scanner: &mut JsonScanner) -> Result<Value, Vec<ActionError>> 
 
 /// The arguments of one action value named by `named`, validated.
 /// `args_at` gives where the values of the argument keys begin, for the
-/// position of a repair.
+/// position of a repair. `no_discriminator_key`: the scanner left every
+/// discriminator key out of the object (nothing to take out of it).
 fn object_action(
     value: Option<Value>,
     named: Option<(NameKey, &str)>,
     name_alone: bool,
+    no_discriminator_key: bool,
     args_at: &[(&'static str, usize)],
     cfg: &Config,
     discriminators: &[String],
@@ -456,8 +460,11 @@ fn object_action(
             format!("the object has no name: expected {expected}, found {found}"),
         )]);
     };
-    let (args, repair) =
-        shape::arguments(obj, *key, discriminators, cfg.strict).map_err(|e| vec![e])?;
+    let (args, repair) = match key {
+        // What `shape::arguments` would do, without looking the key up.
+        NameKey::Discriminator(_) if no_discriminator_key => (Value::Object(obj), None),
+        _ => shape::arguments(obj, *key, discriminators, cfg.strict).map_err(|e| vec![e])?,
+    };
     let errors = validate(cfg, name, &args);
     if errors.is_empty() {
         let at = |field: &str| {

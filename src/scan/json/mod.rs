@@ -906,6 +906,7 @@ impl JsonScanner {
                 self.slots.push(Slot {
                     raw_start: self.pos + self.cursor,
                     namer: Namer::new(self.naming),
+                    discriminator_kept: !self.leave_name_key,
                     ..Slot::default()
                 });
                 self.slot_depth = Some(depth);
@@ -1123,15 +1124,23 @@ impl JsonScanner {
     fn complete(&mut self, value: Option<Value>) {
         // Only a value under a discriminator can be left out: most values
         // are told so by the key's class, without a look at the key.
-        let leave = self.leave_name_key
-            && matches!(self.key, KeyClass::Naming(NameKey::Discriminator(_)))
-            && self.names_its_object();
+        let discriminator =
+            self.leave_name_key && matches!(self.key, KeyClass::Naming(NameKey::Discriminator(_)));
+        let leave = discriminator && self.names_its_object();
         if let Some(v) = value {
             match self.build.last_mut() {
                 Some(Partial::Obj(map, key)) => {
                     if let Some(k) = key.take() {
                         if !leave {
                             map.insert(k, v);
+                            if discriminator {
+                                // Maybe into the action object (or into an
+                                // object under its discriminator: noted
+                                // all the same).
+                                if let Some(s) = self.slots.last_mut() {
+                                    s.discriminator_kept = true;
+                                }
+                            }
                         }
                     }
                 }
