@@ -341,10 +341,57 @@ fn discriminator_outranks_type_and_name() {
 }
 
 #[test]
+fn a_discriminator_key_read_more_than_once() {
+    // The first string under the first discriminator names the action; the
+    // key is in no action's arguments, whatever it held before or after.
+    let cases = [
+        (
+            "{\"action\": 5, \"action\": \"x\", \"b\": 1}",
+            r#"x:{"b":1}"#,
+        ),
+        (
+            "{\"action\": \"a\", \"action\": \"b\", \"c\": 1}",
+            r#"a:{"c":1}"#,
+        ),
+        (
+            "{\"action\": \"a\", \"action\": 7, \"c\": [1]}",
+            r#"a:{"c":[1]}"#,
+        ),
+        (
+            "{\"type\": \"t\", \"action\": \"a\", \"action\": {}}",
+            r#"a:{"type":"t"}"#,
+        ),
+        (
+            "{\"action\": \"a\", \"m\": {\"action\": 1}}",
+            r#"a:{"m":{"action":1}}"#,
+        ),
+        (
+            "{\"action\": {\"action\": 2}, \"action\": \"a\"}",
+            r#"a:{}"#,
+        ),
+    ];
+    for (json, want) in cases {
+        for (open, close) in [
+            ("```json\n", "\n```\n"),
+            ("<action_call>", "</action_call>"),
+        ] {
+            let e = parse(&format!("{open}{json}{close}"));
+            assert_eq!(completed(&e), [want], "{open}{json}");
+        }
+    }
+}
+
+#[test]
 fn extra_discriminator() {
     let config = actionstream::Config::default().discriminator("kind");
     let e = parse_with(&config, "```json\n{\"kind\": \"k\", \"v\": 1}\n```\n");
     assert_eq!(completed(&e), [r#"k:{"v":1}"#]);
+    // Named by the first: the other stays in the arguments.
+    let e = parse_with(
+        &config,
+        "```json\n{\"kind\": \"k\", \"action\": \"a\", \"kind\": 2}\n```\n",
+    );
+    assert_eq!(completed(&e), [r#"a:{"kind":2}"#]);
 }
 
 #[test]

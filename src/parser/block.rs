@@ -243,10 +243,10 @@ impl Machine {
                 Content::Json(s) => s.next_named(),
                 Content::Xml => None,
             };
-            if b.ids.len() <= i {
-                b.ids.resize(i + 1, None);
+            while b.ids.len() <= i {
+                b.ids.push(None);
             }
-            if b.ids[i].is_some() {
+            if b.ids.get(i).copied().flatten().is_some() {
                 continue;
             }
             let (name, from) = match &b.content {
@@ -256,7 +256,9 @@ impl Machine {
                 Content::Xml => (None, 0),
             };
             let id = held(&mut b.first, emit).start(name, b.syntax, &b.tag);
-            b.ids[i] = Some(id);
+            if let Some(slot) = b.ids.get_mut(i) {
+                *slot = Some(id);
+            }
             if deltas {
                 b.delta = Some((i, from));
                 self.deliver_current(b, emit);

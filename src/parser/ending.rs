@@ -6,6 +6,7 @@ use std::sync::Arc;
 use serde_json::Value;
 
 use super::emit::Emit;
+use super::few::Few;
 use super::state::{Block, Machine, State};
 use super::syntax::{Closer, Content};
 use crate::config::Config;
@@ -180,7 +181,7 @@ impl Machine {
         let cfg = &shared.cfg;
         let discriminators = shared.cfg.discriminators.clone();
         // Each action: (slot id, name, result).
-        let mut actions: Vec<(Option<u64>, Option<String>, Shaped)> = Vec::new();
+        let mut actions: Few<(Option<u64>, Option<String>, Shaped)> = Few::new();
         let mut repairs: Vec<(RepairKind, usize)> = Vec::new();
         let no_action = || {
             ActionError::new(
@@ -232,6 +233,7 @@ impl Machine {
                                 Some(item),
                                 named.as_ref().map(|(k, n)| (*k, n.as_str())),
                                 namer,
+                                false,
                                 &[],
                                 cfg,
                                 &discriminators,
@@ -259,6 +261,7 @@ impl Machine {
                             slot.take_value(),
                             slot.name_key().zip(slot.name()),
                             slot.name_alone(),
+                            slot.no_discriminator_key(),
                             slot.args_at(),
                             cfg,
                             &discriminators,
@@ -269,7 +272,7 @@ impl Machine {
             }
         }
         let rel = b.content_start - self.start;
-        for (_, _, r) in &actions {
+        for (_, _, r) in actions.iter() {
             if let Ok((_, found)) = r {
                 repairs.extend(found.iter().map(|&(k, at)| (k, rel + at)));
             }
@@ -304,7 +307,7 @@ impl Machine {
         };
         let (raw, span) = self.take_raw(b, to);
         // Unstarted actions start now, in order; then all end, in order.
-        for (id, name, _) in &mut actions {
+        for (id, name, _) in actions.iter_mut() {
             if id.is_none() {
                 *id = Some(emit.start(name.clone(), b.syntax, &b.tag));
             }
@@ -404,11 +407,13 @@ fn attr_arguments(scanner: &mut JsonScanner) -> Result<Value, Vec<ActionError>> 
 
 /// The arguments of one action value named by `named`, validated.
 /// `args_at` gives where the values of the argument keys begin, for the
-/// position of a repair.
+/// position of a repair. `no_discriminator_key`: the scanner left every
+/// discriminator key out of the object (nothing to take out of it).
 fn object_action(
     value: Option<Value>,
     named: Option<(NameKey, &str)>,
     name_alone: bool,
+    no_discriminator_key: bool,
     args_at: &[(&'static str, usize)],
     cfg: &Config,
     discriminators: &[String],
@@ -457,8 +462,11 @@ fn object_action(
             format!("the object has no name: expected {expected}, found {found}"),
         )]);
     };
-    let (args, repair) =
-        shape::arguments(obj, *key, discriminators, cfg.strict).map_err(|e| vec![e])?;
+    let (args, repair) = match key {
+        // What `shape::arguments` would do, without looking the key up.
+        NameKey::Discriminator(_) if no_discriminator_key => (Value::Object(obj), None),
+        _ => shape::arguments(obj, *key, discriminators, cfg.strict).map_err(|e| vec![e])?,
+    };
     let errors = validate(cfg, name, &args);
     if errors.is_empty() {
         let at = |field: &str| {

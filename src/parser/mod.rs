@@ -89,6 +89,7 @@ mod block;
 mod dialect;
 mod emit;
 mod ending;
+mod few;
 mod machine;
 mod speculate;
 mod state;

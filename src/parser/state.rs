@@ -6,6 +6,7 @@
 use std::sync::Arc;
 
 use super::emit::Emit;
+use super::few::Few;
 use super::syntax::{Closer, Content, Opened};
 use crate::config::Config;
 use crate::event::{Event, Syntax};
@@ -114,7 +115,7 @@ pub(super) struct Block {
     pub name_attr: Option<String>,
     pub attrs: Vec<(String, String)>,
     /// Ids of started slots, by slot index.
-    pub ids: Vec<Option<u64>>,
+    pub ids: Few<Option<u64>>,
     /// Id of a tag named by its `name` attribute.
     pub attr_id: Option<u64>,
     /// For action deltas: the slot being delivered and the offset (in the
@@ -135,7 +136,7 @@ impl Block {
             generic: o.generic.then_some(false),
             name_attr: o.name_attr,
             attrs: o.attrs,
-            ids: Vec::new(),
+            ids: Few::new(),
             attr_id,
             delta: None,
             first: None,

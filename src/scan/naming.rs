@@ -89,8 +89,12 @@ pub(crate) fn classify(key: &str, naming: Naming, discriminators: &[String]) -> 
 /// What has been read of one object, for naming it.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Namer {
-    /// The best-ranked discriminator or `type` value read so far.
+    /// The best-ranked discriminator or `type` value read so far (never
+    /// the first discriminator's: see `certain`).
     best: Option<(NameKey, String)>,
+    /// A value under the first discriminator named the object for certain;
+    /// the name is the caller's (see [`Namer::value`]).
+    certain: bool,
     has_args: bool,
     has_input_or_args: bool,
     /// `name` alone names (action fences and tags).
@@ -122,11 +126,16 @@ impl Namer {
 
     /// A string value under a naming key was read whole. Returns whether it
     /// names the object for certain, whatever follows: a value under the
-    /// first discriminator, the first one read.
-    pub fn value(&mut self, key: NameKey, value: String) -> bool {
+    /// first discriminator, the first one read. That name is not kept
+    /// here (the caller keeps it, and need not copy it); from then on
+    /// nothing is read and [`Namer::resolve`] has nothing to say.
+    pub fn value(&mut self, key: NameKey, value: &str) -> bool {
+        if self.certain {
+            return false;
+        }
         match key {
-            NameKey::Discriminator(0) if self.best.as_ref().map_or(true, |(b, _)| b.rank() > 0) => {
-                self.best = Some((key, value));
+            NameKey::Discriminator(0) => {
+                self.certain = true;
                 return true;
             }
             NameKey::Discriminator(_) | NameKey::Type => {
@@ -135,17 +144,23 @@ impl Namer {
                     .as_ref()
                     .map_or(true, |(b, _)| key.rank() < b.rank())
                 {
-                    self.best = Some((key, value));
+                    self.best = Some((key, value.to_owned()));
                 }
             }
             NameKey::Name | NameKey::NameAlone => {
-                self.name_val.get_or_insert(value);
+                if self.name_val.is_none() {
+                    self.name_val = Some(value.to_owned());
+                }
             }
             NameKey::ToolName => {
-                self.tool_val.get_or_insert(value);
+                if self.tool_val.is_none() {
+                    self.tool_val = Some(value.to_owned());
+                }
             }
             NameKey::Function => {
-                self.function_val.get_or_insert(value);
+                if self.function_val.is_none() {
+                    self.function_val = Some(value.to_owned());
+                }
             }
         }
         false
@@ -156,8 +171,12 @@ impl Namer {
         self.name_alone
     }
 
-    /// The name by the ranking, from what has been read so far.
+    /// The name by the ranking, from what has been read so far; `None`
+    /// once a name was certain (the caller holds that one).
     pub fn resolve(&self) -> Option<(NameKey, String)> {
+        if self.certain {
+            return None;
+        }
         if let Some(best) = &self.best {
             return Some(best.clone());
         }
@@ -196,8 +215,8 @@ pub(crate) fn name_object(
         let role = classify(key, naming, discriminators);
         namer.key(role);
         if let (KeyRole::Naming(k), Value::String(s)) = (role, value) {
-            if namer.value(k, s.clone()) && certain.is_none() {
-                certain = namer.resolve();
+            if namer.value(k, s) && certain.is_none() {
+                certain = Some((k, s.clone()));
             }
         }
     }

@@ -906,6 +906,7 @@ impl JsonScanner {
                 self.slots.push(Slot {
                     raw_start: self.pos + self.cursor,
                     namer: Namer::new(self.naming),
+                    discriminator_kept: !self.leave_name_key,
                     ..Slot::default()
                 });
                 self.slot_depth = Some(depth);
@@ -1121,13 +1122,25 @@ impl JsonScanner {
     /// A value is complete: it goes into its container, or is a slot's.
     #[inline]
     fn complete(&mut self, value: Option<Value>) {
-        let leave = self.leave_name_key && self.names_its_object();
+        // Only a value under a discriminator can be left out: most values
+        // are told so by the key's class, without a look at the key.
+        let discriminator =
+            self.leave_name_key && matches!(self.key, KeyClass::Naming(NameKey::Discriminator(_)));
+        let leave = discriminator && self.names_its_object();
         if let Some(v) = value {
             match self.build.last_mut() {
                 Some(Partial::Obj(map, key)) => {
                     if let Some(k) = key.take() {
                         if !leave {
                             map.insert(k, v);
+                            if discriminator {
+                                // Maybe into the action object (or into an
+                                // object under its discriminator: noted
+                                // all the same).
+                                if let Some(s) = self.slots.last_mut() {
+                                    s.discriminator_kept = true;
+                                }
+                            }
                         }
                     }
                 }
@@ -1216,20 +1229,27 @@ impl JsonScanner {
                 self.tok = Tok::Colon;
             }
             Capture::NameValue(k) => {
-                if let (
-                    Some(v),
-                    Some(Frame {
-                        role: Role::Action(slot),
-                        ..
-                    }),
-                ) = (Some(text.clone()), self.stack.last().copied())
+                if let Some(Frame {
+                    role: Role::Action(slot),
+                    ..
+                }) = self.stack.last().copied()
                 {
                     let idx = slot as usize;
                     if let Some(s) = self.slots.get_mut(idx) {
-                        if s.namer.value(k, v.clone()) && s.name.is_none() {
-                            s.name = Some(v);
+                        if s.namer.value(k, &text) && s.name.is_none() {
                             s.name_key = Some(k);
                             self.named.push(idx);
+                            // Certain at once: with `leave_name_key` the
+                            // key is left out of the object (as `complete`
+                            // leaves it out), and the string is the name,
+                            // not copied.
+                            if self.leave_name_key {
+                                s.name = Some(text);
+                                self.set_key_none();
+                                self.value_done();
+                                return Ok(());
+                            }
+                            s.name = Some(text.clone());
                         }
                     }
                 }
@@ -1244,6 +1264,13 @@ impl JsonScanner {
         if self.decision.is_none() {
             self.decision = Some(action);
             self.decided_at = self.pos + self.cursor;
+        }
+    }
+
+    /// The value of the object's key went nowhere: the key is dropped.
+    fn set_key_none(&mut self) {
+        if let Some(Partial::Obj(_, key)) = self.build.last_mut() {
+            *key = None;
         }
     }
 

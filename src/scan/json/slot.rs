@@ -27,6 +27,9 @@ pub(crate) struct Slot {
     pub(super) raw_end: Option<usize>,
     /// What its keys say about its name so far.
     pub(super) namer: Namer,
+    /// A value under a discriminator key may have gone into its object
+    /// (always so when the scanner leaves no key out).
+    pub(super) discriminator_kept: bool,
 }
 
 impl Slot {
@@ -69,6 +72,13 @@ impl Slot {
     /// Where it ends in the scanned text, once closed.
     pub fn raw_end(&self) -> Option<usize> {
         self.raw_end
+    }
+
+    /// Whether no discriminator key is in its value's object: every value
+    /// under one was left out (see `JsonScanner::set_leave_name_key`), so
+    /// the key that named it need not be looked for.
+    pub fn no_discriminator_key(&self) -> bool {
+        !self.discriminator_kept
     }
 
     /// Whether `name` alone names this slot (action fences and tags).

@@ -1,0 +1,58 @@
+//! One whole parse of the 100 KB action-heavy corpus (or serde_json alone
+//! on its blocks), for an instruction counter or a sampling profiler:
+//!
+//! ```text
+//! cargo build --release --example whole_parse
+//! valgrind --tool=callgrind --toggle-collect='*parse_chunked*' \
+//!     target/release/examples/whole_parse ours
+//! valgrind --tool=callgrind --toggle-collect='*serde_floor*' \
+//!     target/release/examples/whole_parse serde
+//! perf record target/release/examples/whole_parse ours 2000
+//! ```
+//!
+//! Modes: `ours` (the default) pushes the corpus whole; `ours4` in 4-byte
+//! chunks; `narrative` pushes the narrative corpus whole; `serde` runs
+//! `serde_json::from_str` on the same blocks, as `bench_report` does (each
+//! value dropped at once); `serde_kept` keeps every value until all are
+//! parsed, as a whole push keeps its events. A second argument repeats
+//! the run that many times.
+
+#[path = "../benches/support/mod.rs"]
+mod support;
+
+fn main() {
+    let mode = std::env::args().nth(1).unwrap_or_else(|| "ours".into());
+    let times: usize = std::env::args()
+        .nth(2)
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1);
+    let actions = support::action_corpus(100_000);
+    let narrative = support::narrative_corpus(100_000);
+    let blocks = support::blocks(&actions);
+    let mut n = 0;
+    for _ in 0..times {
+        n += match mode.as_str() {
+            "ours" => support::parse_chunked(actions.as_bytes(), 0),
+            "ours4" => support::parse_chunked(actions.as_bytes(), 4),
+            "narrative" => support::parse_chunked(narrative.as_bytes(), 0),
+            "serde" => support::serde_floor(&blocks),
+            "serde_kept" => serde_kept(&blocks),
+            other => panic!("no mode {other}"),
+        };
+    }
+    println!("{n}");
+}
+
+/// serde_json on the blocks with every value kept until all are parsed
+/// (as a whole push keeps its events), then dropped.
+#[inline(never)]
+fn serde_kept(blocks: &[String]) -> usize {
+    let values: Vec<serde_json::Value> = blocks
+        .iter()
+        .map(|b| serde_json::from_str(b).unwrap_or(serde_json::Value::Null))
+        .collect();
+    values
+        .iter()
+        .map(|v| v.as_object().map_or(0, |m| m.len()))
+        .sum()
+}
