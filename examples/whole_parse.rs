@@ -36,23 +36,9 @@ fn main() {
             "ours4" => support::parse_chunked(actions.as_bytes(), 4),
             "narrative" => support::parse_chunked(narrative.as_bytes(), 0),
             "serde" => support::serde_floor(&blocks),
-            "serde_kept" => serde_kept(&blocks),
+            "serde_kept" => support::serde_kept(&blocks),
             other => panic!("no mode {other}"),
         };
     }
     println!("{n}");
-}
-
-/// serde_json on the blocks with every value kept until all are parsed
-/// (as a whole push keeps its events), then dropped.
-#[inline(never)]
-fn serde_kept(blocks: &[String]) -> usize {
-    let values: Vec<serde_json::Value> = blocks
-        .iter()
-        .map(|b| serde_json::from_str(b).unwrap_or(serde_json::Value::Null))
-        .collect();
-    values
-        .iter()
-        .map(|v| v.as_object().map_or(0, |m| m.len()))
-        .sum()
 }

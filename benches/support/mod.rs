@@ -328,6 +328,20 @@ pub fn serde_floor(blocks: &[String]) -> usize {
         .sum()
 }
 
+/// [`serde_floor`] with every value kept until all are parsed (as a whole
+/// push keeps its events until they are used), then dropped.
+#[inline(never)]
+pub fn serde_kept(blocks: &[String]) -> usize {
+    let values: Vec<Value> = blocks
+        .iter()
+        .map(|b| serde_json::from_str(b).unwrap_or(Value::Null))
+        .collect();
+    values
+        .iter()
+        .map(|v| v.as_object().map_or(0, |m| m.len()))
+        .sum()
+}
+
 /// Hostile inputs of about `n` units, by name.
 pub fn hostile(name: &str, n: usize) -> String {
     match name {
