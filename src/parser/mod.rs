@@ -83,6 +83,7 @@ use crate::config::Config;
 use crate::event::{
     push_merged, Action, ActionError, ActionId, ErrorKind, Event, EventRef, InvalidAction, Syntax,
 };
+use crate::scan::escape::{escaped_room, push_json_str};
 use crate::utf8::Utf8Decoder;
 
 mod block;
@@ -135,6 +136,10 @@ pub struct Parser {
     /// Events published for the borrowing path, lent one by one, kept for
     /// their capacity.
     lent: Vec<Event>,
+    /// The argument delta the borrowing path lends for a push the dialect
+    /// machine's lane takes whole, rewritten each time (its text's room
+    /// kept).
+    piece: Event,
 }
 
 impl Default for Parser {
@@ -168,6 +173,10 @@ impl Parser {
             streamed: Default::default(),
             scratch: Vec::new(),
             lent: Vec::new(),
+            piece: Event::ArgumentsDelta {
+                id: ActionId(0),
+                json: String::new(),
+            },
         }
     }
 
@@ -187,8 +196,43 @@ impl Parser {
         if text.is_empty() {
             return;
         }
+        if let Some(delta) = self.lane(text) {
+            if let Some(id) = delta {
+                // As `publish` writes a delta: joined to the one before it.
+                if let Some(Event::ArgumentsDelta { id: prev, json }) = out.last_mut() {
+                    if *prev == id {
+                        return push_json_str(json, text);
+                    }
+                }
+                let mut json = String::with_capacity(escaped_room(text));
+                push_json_str(&mut json, text);
+                out.push(Event::ArgumentsDelta { id, json });
+            }
+            return;
+        }
         self.feed(text, false);
         self.publish(out);
+    }
+
+    /// The dialect machine's fast lane through a long raw value
+    /// (`dialect/section/lane.rs`), for a push it takes whole: the public
+    /// id of the call the text is to be streamed to, if any, with the
+    /// bookkeeping `publish` does for a delta done. The push then makes no
+    /// other event, and its delta goes straight out, with no round through
+    /// `scratch` and `publish`. `None`, with nothing changed, when the push
+    /// takes the general path.
+    #[inline]
+    fn lane(&mut self, text: &str) -> Option<Option<ActionId>> {
+        let d = self.d.as_mut()?;
+        // Events waiting go out first (none do between pushes).
+        if !self.scratch.is_empty() {
+            return None;
+        }
+        let delta = d.lane_whole(text)?;
+        Some(delta.map(|id| {
+            self.streamed.insert(id);
+            self.public.get(&id).copied().unwrap_or(ActionId(id))
+        }))
     }
 
     /// The borrowing push path: pushes the next piece of text and calls `f`
@@ -217,7 +261,29 @@ impl Parser {
     #[inline]
     pub fn push_with<F: FnMut(EventRef<'_>)>(&mut self, text: &str, mut f: F) {
         let rest = match self.d {
-            Some(_) => text,
+            Some(_) => {
+                if let Some(delta) = self.lane(text) {
+                    if let Some(id) = delta {
+                        // Lent from one event rewritten each time: no
+                        // allocation once its text has room.
+                        match &mut self.piece {
+                            Event::ArgumentsDelta { id: i, json } => {
+                                *i = id;
+                                json.clear();
+                                push_json_str(json, text);
+                            }
+                            other => {
+                                let mut json = String::with_capacity(escaped_room(text));
+                                push_json_str(&mut json, text);
+                                *other = Event::ArgumentsDelta { id, json };
+                            }
+                        }
+                        f(EventRef::Action(&self.piece));
+                    }
+                    return;
+                }
+                text
+            }
             None => {
                 let (settled, rest) = self.m.take_settled(text);
                 if !settled.is_empty() {
@@ -311,6 +377,12 @@ impl Parser {
     /// assert_eq!(p.replaced(), 1);
     /// ```
     pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
+        // The dialect machine's lane takes whole text (see `Parser::lane`).
+        if self.d.is_some() && self.utf8.is_clear() {
+            if let Ok(text) = std::str::from_utf8(bytes) {
+                return self.push(text, out);
+            }
+        }
         let Parser {
             m,
             d,

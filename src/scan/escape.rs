@@ -20,6 +20,13 @@ const ESCAPED: [bool; 256] = {
     t
 };
 
+/// Room for `text` escaped as JSON: its length and a little for escapes
+/// (what a string made for one piece is made with).
+#[inline]
+pub(crate) fn escaped_room(text: &str) -> usize {
+    text.len() + text.len() / 8 + 2
+}
+
 /// Appends `s` to `out` as the inside of a JSON string (no quotes).
 pub(crate) fn push_json_str(out: &mut String, s: &str) {
     let bytes = s.as_bytes();

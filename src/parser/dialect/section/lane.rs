@@ -21,7 +21,7 @@
 //! chunking; the lane only skips the walk.
 
 use super::*;
-use crate::scan::escape::push_json_str;
+use crate::scan::escape::{escaped_room, push_json_str};
 use crate::scan::markers::ByteSet;
 
 /// An armed lane.
@@ -74,27 +74,26 @@ impl DialectMachine {
         }
     }
 
-    /// Takes the bytes of `text` before its first stop through the armed
-    /// lane; how many. Nothing when the push would pass the block limit.
-    pub(in crate::parser::dialect) fn lane_push(
-        &mut self,
-        text: &str,
-        emit: &mut Emit<'_>,
-    ) -> usize {
-        let Some(lane) = self.lane else {
-            return 0;
-        };
+    /// How many bytes of `text` the armed lane takes (those before its
+    /// first stop; none when the push would pass the block limit), and the
+    /// call they are streamed to. Nothing is changed.
+    #[inline]
+    fn lane_run(&self, text: &str) -> Option<(usize, Option<u64>)> {
+        let lane = self.lane?;
         if self.pos.saturating_add(text.len()) > lane.limit {
-            return 0;
+            return None;
         }
         let n = lane.stops.find(text.as_bytes()).unwrap_or(text.len());
-        // A stop is the first byte of a marker or a line ending: a
-        // character boundary.
-        let Some(run) = text.get(..n).filter(|r| !r.is_empty()) else {
-            return 0;
-        };
+        (n > 0).then_some((n, lane.delta))
+    }
+
+    /// Takes `run` (bytes the lane may take) as the general path would:
+    /// appended, both searches moved past it, the value streamed up to its
+    /// end (the delta itself is written by the caller).
+    #[inline]
+    fn lane_take(&mut self, run: &str) {
         self.buf.push_str(run);
-        self.pos += n;
+        self.pos += run.len();
         if let DState::Section(sec) = &mut self.state {
             if sec.first_close.is_none() {
                 if let Some(w) = &mut sec.watch {
@@ -108,9 +107,43 @@ impl DialectMachine {
                 *s = self.pos;
             }
         }
-        if let Some(id) = lane.delta {
+    }
+
+    /// Takes the bytes of `text` before its first stop through the armed
+    /// lane; how many. Nothing when the push would pass the block limit.
+    pub(in crate::parser::dialect) fn lane_push(
+        &mut self,
+        text: &str,
+        emit: &mut Emit<'_>,
+    ) -> usize {
+        let Some((n, delta)) = self.lane_run(text) else {
+            return 0;
+        };
+        // A stop is the first byte of a marker or a line ending: a
+        // character boundary.
+        let Some(run) = text.get(..n) else {
+            return 0;
+        };
+        self.lane_take(run);
+        if let Some(id) = delta {
             emit.arguments(id, escaped_room(run), |out| push_json_str(out, run));
         }
         n
+    }
+
+    /// The lane for a push it takes whole (no stop in it, within the
+    /// limit): taken, and the call its text is to be streamed to, as the
+    /// next piece of a JSON string, by the caller (the parser writes it
+    /// straight to its output, with no round through the machine's events).
+    /// `None`, with nothing changed, for any other push.
+    #[inline]
+    pub(in crate::parser) fn lane_whole(&mut self, text: &str) -> Option<Option<u64>> {
+        match self.lane_run(text) {
+            Some((n, delta)) if n == text.len() => {
+                self.lane_take(text);
+                Some(delta)
+            }
+            _ => None,
+        }
     }
 }
