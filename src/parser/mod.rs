@@ -140,6 +140,10 @@ pub struct Parser {
     /// machine's lane takes whole, rewritten each time (its text's room
     /// kept).
     piece: Event,
+    /// The call the lane streamed to last (internal and public id), its
+    /// delta noted in `streamed`: the lane's pushes look nothing up. Reset
+    /// whenever an action ends.
+    lane_call: Option<(u64, ActionId)>,
 }
 
 impl Default for Parser {
@@ -177,6 +181,7 @@ impl Parser {
                 id: ActionId(0),
                 json: String::new(),
             },
+            lane_call: None,
         }
     }
 
@@ -229,9 +234,14 @@ impl Parser {
             return None;
         }
         let delta = d.lane_whole(text)?;
-        Some(delta.map(|id| {
-            self.streamed.insert(id);
-            self.public.get(&id).copied().unwrap_or(ActionId(id))
+        Some(delta.map(|id| match self.lane_call {
+            Some((call, public)) if call == id => public,
+            _ => {
+                self.streamed.insert(id);
+                let public = self.public.get(&id).copied().unwrap_or(ActionId(id));
+                self.lane_call = Some((id, public));
+                public
+            }
         }))
     }
 
@@ -575,6 +585,7 @@ impl Parser {
                     continue;
                 }
                 Event::ActionComplete(a) => {
+                    self.lane_call = None;
                     // Syntaxes that do not stream their arguments give them
                     // whole, as one piece, just before the end.
                     if !self.streamed.remove(&a.id.0) && self.m.shared.cfg.argument_deltas {
@@ -590,6 +601,7 @@ impl Parser {
                     }
                 }
                 Event::ActionInvalid(a) => {
+                    self.lane_call = None;
                     self.streamed.remove(&a.id.0);
                     if let Some(public) = self.public.remove(&a.id.0) {
                         a.id = public;

@@ -28,11 +28,22 @@ pub(crate) fn escaped_room(text: &str) -> usize {
 }
 
 /// Appends `s` to `out` as the inside of a JSON string (no quotes).
+///
+/// Inline up to the first byte to escape: most pieces (a few bytes of a
+/// value a push) have none and are copied whole.
+#[inline]
 pub(crate) fn push_json_str(out: &mut String, s: &str) {
+    match s.bytes().position(|b| ESCAPED[usize::from(b)]) {
+        None => out.push_str(s),
+        Some(i) => push_escaped_from(out, s, i),
+    }
+}
+
+/// [`push_json_str`] from `s`'s first byte to escape, at `i`.
+fn push_escaped_from(out: &mut String, s: &str, mut i: usize) {
     let bytes = s.as_bytes();
     let mut from = 0;
-    while let Some(k) = bytes[from..].iter().position(|&b| ESCAPED[usize::from(b)]) {
-        let i = from + k;
+    loop {
         out.push_str(&s[from..i]);
         match bytes[i] {
             b'"' => out.push_str("\\\""),
@@ -50,6 +61,10 @@ pub(crate) fn push_json_str(out: &mut String, s: &str) {
             }
         }
         from = i + 1;
+        match bytes[from..].iter().position(|&b| ESCAPED[usize::from(b)]) {
+            Some(k) => i = from + k,
+            None => break,
+        }
     }
     out.push_str(&s[from..]);
 }
