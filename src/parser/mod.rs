@@ -34,6 +34,7 @@
 //! | `speculate.rs` | the shadow machine past a first closer |
 //! | `ending.rs` | a block's end: raw text, shaping, validation, end events |
 //! | `emit.rs` | the one writer of events and minter of ids |
+//! | `lane.rs` | pushes the dialect machine's fast lane takes whole, written straight out |
 //!
 //! The probes that recognise fence lines and call tags ([`crate::scan`])
 //! are stepped one byte at a time and never rescan what they consumed; the
@@ -83,13 +84,13 @@ use crate::config::Config;
 use crate::event::{
     push_merged, Action, ActionError, ActionId, ErrorKind, Event, EventRef, InvalidAction, Syntax,
 };
-use crate::scan::escape::{escaped_room, push_json_str};
 use crate::utf8::Utf8Decoder;
 
 mod block;
 mod dialect;
 mod emit;
 mod ending;
+mod lane;
 mod machine;
 mod speculate;
 mod state;
@@ -98,6 +99,7 @@ mod syntax;
 use crate::dialect::compiled::Compiled;
 use emit::Emit;
 use ending::validate;
+use lane::Piece;
 use state::{Machine, Shared, State};
 use syntax::Content;
 
@@ -136,10 +138,9 @@ pub struct Parser {
     /// Events published for the borrowing path, lent one by one, kept for
     /// their capacity.
     lent: Vec<Event>,
-    /// The argument delta the borrowing path lends for a push the dialect
-    /// machine's lane takes whole, rewritten each time (its text's room
-    /// kept).
-    piece: Event,
+    /// The text of the argument delta the borrowing path lends for a push
+    /// the dialect machine's lane takes whole, kept for its room.
+    piece: String,
     /// The call the lane streamed to last (internal and public id), its
     /// delta noted in `streamed`: the lane's pushes look nothing up. Reset
     /// whenever an action ends.
@@ -177,10 +178,7 @@ impl Parser {
             streamed: Default::default(),
             scratch: Vec::new(),
             lent: Vec::new(),
-            piece: Event::ArgumentsDelta {
-                id: ActionId(0),
-                json: String::new(),
-            },
+            piece: String::new(),
             lane_call: None,
         }
     }
@@ -201,48 +199,11 @@ impl Parser {
         if text.is_empty() {
             return;
         }
-        if let Some(delta) = self.lane(text) {
-            if let Some(id) = delta {
-                // As `publish` writes a delta: joined to the one before it.
-                if let Some(Event::ArgumentsDelta { id: prev, json }) = out.last_mut() {
-                    if *prev == id {
-                        return push_json_str(json, text);
-                    }
-                }
-                let mut json = String::with_capacity(escaped_room(text));
-                push_json_str(&mut json, text);
-                out.push(Event::ArgumentsDelta { id, json });
-            }
+        if self.lane_armed() && self.lane_out_text(text, out) {
             return;
         }
         self.feed(text, false);
         self.publish(out);
-    }
-
-    /// The dialect machine's fast lane through a long raw value
-    /// (`dialect/section/lane.rs`), for a push it takes whole: the public
-    /// id of the call the text is to be streamed to, if any, with the
-    /// bookkeeping `publish` does for a delta done. The push then makes no
-    /// other event, and its delta goes straight out, with no round through
-    /// `scratch` and `publish`. `None`, with nothing changed, when the push
-    /// takes the general path.
-    #[inline]
-    fn lane(&mut self, text: &str) -> Option<Option<ActionId>> {
-        let d = self.d.as_mut()?;
-        // Events waiting go out first (none do between pushes).
-        if !self.scratch.is_empty() {
-            return None;
-        }
-        let delta = d.lane_whole(text)?;
-        Some(delta.map(|id| match self.lane_call {
-            Some((call, public)) if call == id => public,
-            _ => {
-                self.streamed.insert(id);
-                let public = self.public.get(&id).copied().unwrap_or(ActionId(id));
-                self.lane_call = Some((id, public));
-                public
-            }
-        }))
     }
 
     /// The borrowing push path: pushes the next piece of text and calls `f`
@@ -270,30 +231,11 @@ impl Parser {
     /// ```
     #[inline]
     pub fn push_with<F: FnMut(EventRef<'_>)>(&mut self, text: &str, mut f: F) {
+        if self.lane_armed() && self.lane_lend(Piece::Text(text), &mut f) {
+            return;
+        }
         let rest = match self.d {
-            Some(_) => {
-                if let Some(delta) = self.lane(text) {
-                    if let Some(id) = delta {
-                        // Lent from one event rewritten each time: no
-                        // allocation once its text has room.
-                        match &mut self.piece {
-                            Event::ArgumentsDelta { id: i, json } => {
-                                *i = id;
-                                json.clear();
-                                push_json_str(json, text);
-                            }
-                            other => {
-                                let mut json = String::with_capacity(escaped_room(text));
-                                push_json_str(&mut json, text);
-                                *other = Event::ArgumentsDelta { id, json };
-                            }
-                        }
-                        f(EventRef::Action(&self.piece));
-                    }
-                    return;
-                }
-                text
-            }
+            Some(_) => text,
             None => {
                 let (settled, rest) = self.m.take_settled(text);
                 if !settled.is_empty() {
@@ -325,6 +267,9 @@ impl Parser {
         // The common case: no character carried from the last push, and
         // this one whole text.
         if self.utf8.is_clear() {
+            if self.lane_armed() && self.lane_lend(Piece::Ascii(bytes), &mut f) {
+                return;
+            }
             if let Ok(text) = std::str::from_utf8(bytes) {
                 return self.push_with(text, f);
             }
@@ -387,11 +332,10 @@ impl Parser {
     /// assert_eq!(p.replaced(), 1);
     /// ```
     pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
-        // The dialect machine's lane takes whole text (see `Parser::lane`).
-        if self.d.is_some() && self.utf8.is_clear() {
-            if let Ok(text) = std::str::from_utf8(bytes) {
-                return self.push(text, out);
-            }
+        // Inside a long raw value: whole text goes to the dialect machine's
+        // lane (see `Parser::lane`).
+        if self.lane_armed() && self.utf8.is_clear() && self.lane_out_bytes(bytes, out) {
+            return;
         }
         let Parser {
             m,

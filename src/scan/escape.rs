@@ -20,6 +20,25 @@ const ESCAPED: [bool; 256] = {
     t
 };
 
+/// Whether byte `b` is escaped in a JSON string.
+#[inline]
+pub(crate) fn escaped(b: u8) -> bool {
+    ESCAPED[usize::from(b)]
+}
+
+/// Appends ASCII `bytes` to `out` (a byte that is not ASCII is dropped:
+/// callers pass none). Bytes
+/// with nothing to escape are also their own JSON string's inside.
+#[inline]
+pub(crate) fn push_ascii(out: &mut String, bytes: &[u8]) {
+    out.reserve(bytes.len());
+    for &b in bytes {
+        if b.is_ascii() {
+            out.push(char::from(b));
+        }
+    }
+}
+
 /// Room for `text` escaped as JSON: its length and a little for escapes
 /// (what a string made for one piece is made with).
 #[inline]

@@ -19,15 +19,23 @@
 //! it: a byte that is no stop leaves both searches at their start, holds
 //! nothing back, and decides nothing. The events are the same, for any
 //! chunking; the lane only skips the walk.
+//!
+//! A push the lane takes whole makes nothing but its argument delta, so
+//! the parser writes that itself (`parser/lane.rs`: [`Self::lane_whole`],
+//! and [`Self::lane_ascii`] for bytes that are plain ASCII, which need no
+//! UTF-8 check and no escaping).
 
 use super::*;
-use crate::scan::escape::{escaped_room, push_json_str};
+use crate::scan::escape::{escaped_room, push_ascii, push_json_str};
 use crate::scan::markers::ByteSet;
 
 /// An armed lane.
 #[derive(Debug, Clone, Copy)]
 pub(in crate::parser::dialect) struct Lane {
     stops: ByteSet,
+    /// The stops, the bytes JSON escapes and those not ASCII: bytes with
+    /// none of them go through as they are (`lane_ascii`).
+    ascii_stops: ByteSet,
     /// The value may run up to here: the section's block limit.
     limit: usize,
     /// The call the value's bytes are streamed to, as argument deltas.
@@ -40,7 +48,10 @@ impl DialectMachine {
     pub(super) fn arm_lane(&mut self, sec: &Sec) {
         let sc = &self.c.sections[sec.idx];
         let Some(Form::Params {
-            value_end, stops, ..
+            value_end,
+            stops,
+            ascii_stops,
+            ..
         }) = sec.form.map(|f| &sc.forms[f])
         else {
             return;
@@ -64,6 +75,7 @@ impl DialectMachine {
         if read_all && watch_idle && sent_all && value_end.held(&self.ms) == 0 {
             self.lane = Some(Lane {
                 stops: *stops,
+                ascii_stops: *ascii_stops,
                 limit,
                 delta: if deltas && streamed.is_some() {
                     sec.calls.last().and_then(|c| c.id)
@@ -79,7 +91,7 @@ impl DialectMachine {
     /// call they are streamed to. Nothing is changed.
     #[inline]
     fn lane_run(&self, text: &str) -> Option<(usize, Option<u64>)> {
-        let lane = self.lane?;
+        let lane = self.lane.as_ref()?;
         if self.pos.saturating_add(text.len()) > lane.limit {
             return None;
         }
@@ -93,7 +105,13 @@ impl DialectMachine {
     #[inline]
     fn lane_take(&mut self, run: &str) {
         self.buf.push_str(run);
-        self.pos += run.len();
+        self.lane_took(run.len());
+    }
+
+    /// The lane's bookkeeping for `n` bytes just appended to the buffer.
+    #[inline]
+    fn lane_took(&mut self, n: usize) {
+        self.pos += n;
         if let DState::Section(sec) = &mut self.state {
             if sec.first_close.is_none() {
                 if let Some(w) = &mut sec.watch {
@@ -131,6 +149,12 @@ impl DialectMachine {
         n
     }
 
+    /// Whether a lane is armed.
+    #[inline]
+    pub(in crate::parser) fn lane_armed(&self) -> bool {
+        self.lane.is_some()
+    }
+
     /// The lane for a push it takes whole (no stop in it, within the
     /// limit): taken, and the call its text is to be streamed to, as the
     /// next piece of a JSON string, by the caller (the parser writes it
@@ -145,5 +169,26 @@ impl DialectMachine {
             }
             _ => None,
         }
+    }
+
+    /// The lane for a push of bytes, none of which is a stop, escaped in
+    /// JSON, or not ASCII, within the limit: taken (appended as the text
+    /// they are, with no UTF-8 check to make); the call they are to be
+    /// streamed to, as they are, by the caller, and their text. `None`,
+    /// with nothing changed, for any other push.
+    #[inline]
+    pub(in crate::parser) fn lane_ascii(&mut self, bytes: &[u8]) -> Option<(Option<u64>, &str)> {
+        let lane = self.lane.as_ref()?;
+        if bytes.is_empty()
+            || self.pos.saturating_add(bytes.len()) > lane.limit
+            || lane.ascii_stops.find(bytes).is_some()
+        {
+            return None;
+        }
+        let delta = lane.delta;
+        let from = self.buf.len();
+        push_ascii(&mut self.buf, bytes);
+        self.lane_took(bytes.len());
+        Some((delta, self.buf.get(from..).unwrap_or_default()))
     }
 }
