@@ -21,8 +21,8 @@
 //! chunking; the lane only skips the walk.
 //!
 //! A push the lane takes whole makes nothing but its argument delta, so
-//! the parser writes that itself (`parser/lane.rs`: [`Self::lane_whole`],
-//! and [`Self::lane_ascii`] for bytes that are plain ASCII, which need no
+//! the parser writes that itself (`parser/lane.rs`: [`DialectMachine::lane_whole`],
+//! and [`DialectMachine::lane_ascii`] for bytes that are plain ASCII, which need no
 //! UTF-8 check and no escaping).
 
 use super::*;
