@@ -133,3 +133,70 @@ fn actions_come_through_the_borrowing_path_in_order() {
         assert_eq!(got, whole, "{size}-byte pieces");
     }
 }
+
+/// A long raw value in a dialect call (`glm`, `qwen3_coder`), argument
+/// deltas on, pushed in 4-byte pieces through the borrowing path: the
+/// pieces of the value the machine's fast lane takes whole are lent from
+/// one reused event, so the pushes allocate next to nothing (the buffer
+/// that keeps the value grows by doubling, and so does the string the
+/// test joins the pieces in), and the lent events merge to the collected
+/// ones.
+#[test]
+fn a_long_dialect_value_is_streamed_with_no_allocation_a_push() {
+    use actionstream::dialect::Dialect;
+    use actionstream::{Config, Event};
+    let _one = ALLOCS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    // No byte that stops the lane (`<`, a line ending): every push inside
+    // the value takes it whole.
+    let value = "let x = compute(a, b) + c; // step and more words here; ".repeat(300);
+    for (dialect, text) in [
+        (
+            "glm",
+            format!("Writing.\n<tool_call>write_file\n<arg_key>content</arg_key>\n<arg_value>{value}</arg_value>\n</tool_call>"),
+        ),
+        (
+            "qwen3_coder",
+            format!("Writing.\n<tool_call>\n<function=write_file>\n<parameter=content>\n{value}\n</parameter>\n</function>\n</tool_call>"),
+        ),
+    ] {
+        let cfg = Config::default()
+            .dialect(Dialect::builtin(dialect).expect("a built-in dialect"))
+            .argument_deltas(true);
+        let start = text.find("let x").expect("the value");
+        // Pushes wholly inside the value, past its first 64 bytes.
+        let window = start + 64..start + value.len();
+        let pieces: Vec<&[u8]> = text.as_bytes().chunks(4).collect();
+        let mut parser = Parser::new(cfg.clone());
+        let mut events: Vec<Event> = Vec::new();
+        let (mut made, mut inside, mut pushed) = (0, 0, 0);
+        for piece in &pieces {
+            let counted = window.contains(&pushed) && window.contains(&(pushed + piece.len()));
+            let before = allocs();
+            parser.push_bytes_with(piece, |e| match (e, events.last_mut()) {
+                (
+                    EventRef::Action(Event::ArgumentsDelta { id, json }),
+                    Some(Event::ArgumentsDelta { id: last, json: joined }),
+                ) if last == id => joined.push_str(json),
+                (e, _) => events.push(e.to_event()),
+            });
+            if counted {
+                made += allocs() - before;
+                inside += 1;
+            }
+            pushed += piece.len();
+        }
+        parser.finish_with(|e| events.push(e.to_event()));
+        assert!(inside > 4000, "{dialect}: {inside} pushes inside the value");
+        assert!(
+            made < 64,
+            "{dialect}: {made} allocations in {inside} pushes inside the value"
+        );
+        let lent = actionstream::oracle::merge(events);
+        assert_eq!(
+            lent,
+            actionstream::oracle::run_chunks(&cfg, pieces.iter().copied()),
+            "{dialect}: lent events merge to the collected ones"
+        );
+        assert!(lent.iter().any(|e| matches!(e, Event::ActionComplete(_))));
+    }
+}

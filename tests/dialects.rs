@@ -338,3 +338,45 @@ fn long_raw_values_read_alike_at_every_chunking() {
         }
     }
 }
+
+/// Each dialect's example response (`examples/responses/dialects/`), with
+/// argument deltas off and on: the events lent by the borrowing path merge
+/// to the collected ones at every chunking (the oracle's runs), and at
+/// every small fixed piece size, where the pushes inside a long value
+/// take the fast lane whole (the collecting path then writes the delta
+/// straight to its output, the borrowing one lends it from one reused
+/// event).
+#[test]
+fn borrowed_events_merge_to_the_collected_ones_for_every_dialect_example() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("examples/responses/dialects");
+    let mut seen = 0;
+    for dialect in BUILTIN {
+        let path = dir.join(format!("{dialect}.txt"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        seen += 1;
+        for deltas in [false, true] {
+            let cfg = config(dialect).argument_deltas(deltas);
+            let whole = actionstream::oracle::check(&cfg, &text);
+            assert!(
+                whole.iter().any(|e| matches!(e, Event::ActionComplete(_))),
+                "{dialect}: a call"
+            );
+            for size in 1..=9 {
+                let pieces = || text.as_bytes().chunks(size);
+                let collected = actionstream::oracle::run_chunks(&cfg, pieces());
+                let lent = actionstream::oracle::run_chunks_borrowed(&cfg, pieces());
+                assert_eq!(
+                    collected, whole,
+                    "{dialect}, deltas {deltas}, {size}-byte pieces"
+                );
+                assert_eq!(
+                    lent, whole,
+                    "{dialect}, deltas {deltas}, {size}-byte pieces, lent"
+                );
+            }
+        }
+    }
+    assert!(seen >= 10, "only {seen} dialect examples");
+}

@@ -90,6 +90,10 @@ pub(crate) enum Form {
         /// marker or the section's closer, and line endings where they
         /// are trimmed.
         stops: ByteSet,
+        /// The stops, the bytes JSON escapes, and every byte that is not
+        /// ASCII: a push with none of them is taken by the lane as bytes,
+        /// streamed as they are.
+        ascii_stops: ByteSet,
     },
     Python {
         list: bool,
@@ -261,23 +265,37 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
                 }),
                 value_end: MarkerSet::new(&[value_end.as_str()]),
                 trim: *trim_line_endings,
-                stops: {
-                    let mut stops = ByteSet::default();
-                    for m in [Some(value_end.as_str()), sec_close].into_iter().flatten() {
-                        if let Some(&b) = m.as_bytes().first() {
-                            stops.add(b);
+                stops: stops_of(value_end, sec_close, *trim_line_endings),
+                ascii_stops: {
+                    let mut set = stops_of(value_end, sec_close, *trim_line_endings);
+                    for b in 0..=u8::MAX {
+                        if !b.is_ascii() || crate::scan::escape::escaped(b) {
+                            set.add(b);
                         }
                     }
-                    if *trim_line_endings {
-                        stops.add(b'\r');
-                        stops.add(b'\n');
-                    }
-                    stops
+                    set
                 },
             }
         }
         Calls::Python { list } => Form::Python { list: *list },
     }
+}
+
+/// The bytes that end the fast lane through a raw value: the first bytes
+/// of its end marker and of the section's closer, and line endings where
+/// they are trimmed.
+fn stops_of(value_end: &str, sec_close: Option<&str>, trim: bool) -> ByteSet {
+    let mut stops = ByteSet::default();
+    for m in [Some(value_end), sec_close].into_iter().flatten() {
+        if let Some(&b) = m.as_bytes().first() {
+            stops.add(b);
+        }
+    }
+    if trim {
+        stops.add(b'\r');
+        stops.add(b'\n');
+    }
+    stops
 }
 
 fn section(

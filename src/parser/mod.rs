@@ -34,6 +34,7 @@
 //! | `speculate.rs` | the shadow machine past a first closer |
 //! | `ending.rs` | a block's end: raw text, shaping, validation, end events |
 //! | `emit.rs` | the one writer of events and minter of ids |
+//! | `lane.rs` | pushes the dialect machine's fast lane takes whole, written straight out |
 //!
 //! The probes that recognise fence lines and call tags ([`crate::scan`])
 //! are stepped one byte at a time and never rescan what they consumed; the
@@ -90,6 +91,7 @@ mod dialect;
 mod emit;
 mod ending;
 mod few;
+mod lane;
 mod machine;
 mod speculate;
 mod state;
@@ -98,6 +100,7 @@ mod syntax;
 use crate::dialect::compiled::Compiled;
 use emit::Emit;
 use ending::validate;
+use lane::{Dialects, Piece};
 use state::{Machine, Shared, State};
 use syntax::Content;
 
@@ -124,7 +127,7 @@ pub struct Parser {
     m: Machine,
     /// The machine for model dialects, when any is chosen (it then reads
     /// the text instead of `m`).
-    d: Option<Box<dialect::DialectMachine>>,
+    d: Option<Box<Dialects>>,
     utf8: Utf8Decoder,
     ids: u64,
     /// Internal id → public id, for actions started and not yet ended, and
@@ -158,8 +161,12 @@ impl Parser {
 
     fn from_shared(shared: Arc<Shared>) -> Parser {
         Parser {
-            d: compiled(&shared.cfg)
-                .map(|c| Box::new(dialect::DialectMachine::new(shared.clone(), c))),
+            d: compiled(&shared.cfg).map(|c| {
+                Box::new(Dialects::new(dialect::DialectMachine::new(
+                    shared.clone(),
+                    c,
+                )))
+            }),
             m: Machine::new(shared, 0, 0),
             utf8: Utf8Decoder::new(),
             ids: 0,
@@ -184,6 +191,9 @@ impl Parser {
     /// appended to `out`.
     pub fn push(&mut self, text: &str, out: &mut Vec<Event>) {
         if text.is_empty() {
+            return;
+        }
+        if self.lane_armed() && self.lane_out_text(text, out) {
             return;
         }
         self.feed(text, false);
@@ -215,6 +225,9 @@ impl Parser {
     /// ```
     #[inline]
     pub fn push_with<F: FnMut(EventRef<'_>)>(&mut self, text: &str, mut f: F) {
+        if self.lane_armed() && self.lane_lend(Piece::Text(text), &mut f) {
+            return;
+        }
         let rest = match self.d {
             Some(_) => text,
             None => {
@@ -248,6 +261,9 @@ impl Parser {
         // The common case: no character carried from the last push, and
         // this one whole text.
         if self.utf8.is_clear() {
+            if self.lane_armed() && self.lane_lend(Piece::Ascii(bytes), &mut f) {
+                return;
+            }
             if let Ok(text) = std::str::from_utf8(bytes) {
                 return self.push_with(text, f);
             }
@@ -280,7 +296,7 @@ impl Parser {
     fn feed(&mut self, text: &str, asked: bool) {
         let mut emit = Emit::new(&mut self.ids, &mut self.scratch);
         match &mut self.d {
-            Some(d) => d.push(text, &mut emit),
+            Some(d) => d.machine.push(text, &mut emit),
             None if asked => self.m.push_unsettled(text, &mut emit),
             None => self.m.push(text, &mut emit),
         }
@@ -310,6 +326,11 @@ impl Parser {
     /// assert_eq!(p.replaced(), 1);
     /// ```
     pub fn push_bytes(&mut self, bytes: &[u8], out: &mut Vec<Event>) {
+        // Inside a long raw value: whole text goes to the dialect machine's
+        // lane (see `Parser::lane`).
+        if self.lane_armed() && self.utf8.is_clear() && self.lane_out_bytes(bytes, out) {
+            return;
+        }
         let Parser {
             m,
             d,
@@ -319,7 +340,7 @@ impl Parser {
             ..
         } = self;
         utf8.decode(bytes, |text| match d {
-            Some(d) => d.push(text, &mut Emit::new(ids, scratch)),
+            Some(d) => d.machine.push(text, &mut Emit::new(ids, scratch)),
             None => m.push(text, &mut Emit::new(ids, scratch)),
         });
         self.publish(out);
@@ -337,8 +358,8 @@ impl Parser {
         } = self;
         match d {
             Some(d) => {
-                utf8.finish(|text| d.push(text, &mut Emit::new(ids, scratch)));
-                d.finish(&mut Emit::new(ids, scratch));
+                utf8.finish(|text| d.machine.push(text, &mut Emit::new(ids, scratch)));
+                d.machine.finish(&mut Emit::new(ids, scratch));
             }
             None => {
                 utf8.finish(|text| m.push(text, &mut Emit::new(ids, scratch)));
@@ -366,7 +387,7 @@ impl Parser {
     /// Bounded by the block limit (contract 4.5), whatever the input.
     pub fn buffered(&self) -> usize {
         if let Some(d) = &self.d {
-            return d.buffered();
+            return d.machine.buffered();
         }
         let mut held = 0;
         let mut machine = Some(&self.m);
@@ -507,6 +528,9 @@ impl Parser {
                     continue;
                 }
                 Event::ActionComplete(a) => {
+                    if let Some(d) = &mut self.d {
+                        d.action_ended();
+                    }
                     // Syntaxes that do not stream their arguments give them
                     // whole, as one piece, just before the end.
                     if let Some((public, streamed)) = self.public.remove(&a.id.0) {
@@ -520,6 +544,9 @@ impl Parser {
                     }
                 }
                 Event::ActionInvalid(a) => {
+                    if let Some(d) = &mut self.d {
+                        d.action_ended();
+                    }
                     if let Some((public, _)) = self.public.remove(&a.id.0) {
                         a.id = public;
                     }

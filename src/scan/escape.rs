@@ -20,12 +20,49 @@ const ESCAPED: [bool; 256] = {
     t
 };
 
+/// Whether byte `b` is escaped in a JSON string.
+#[inline]
+pub(crate) fn escaped(b: u8) -> bool {
+    ESCAPED[usize::from(b)]
+}
+
+/// Appends ASCII `bytes` to `out` (a byte that is not ASCII is dropped:
+/// callers pass none). Bytes
+/// with nothing to escape are also their own JSON string's inside.
+#[inline]
+pub(crate) fn push_ascii(out: &mut String, bytes: &[u8]) {
+    out.reserve(bytes.len());
+    for &b in bytes {
+        if b.is_ascii() {
+            out.push(char::from(b));
+        }
+    }
+}
+
+/// Room for `text` escaped as JSON: its length and a little for escapes
+/// (what a string made for one piece is made with).
+#[inline]
+pub(crate) fn escaped_room(text: &str) -> usize {
+    text.len() + text.len() / 8 + 2
+}
+
 /// Appends `s` to `out` as the inside of a JSON string (no quotes).
+///
+/// Inline up to the first byte to escape: most pieces (a few bytes of a
+/// value a push) have none and are copied whole.
+#[inline]
 pub(crate) fn push_json_str(out: &mut String, s: &str) {
+    match s.bytes().position(|b| ESCAPED[usize::from(b)]) {
+        None => out.push_str(s),
+        Some(i) => push_escaped_from(out, s, i),
+    }
+}
+
+/// [`push_json_str`] from `s`'s first byte to escape, at `i`.
+fn push_escaped_from(out: &mut String, s: &str, mut i: usize) {
     let bytes = s.as_bytes();
     let mut from = 0;
-    while let Some(k) = bytes[from..].iter().position(|&b| ESCAPED[usize::from(b)]) {
-        let i = from + k;
+    loop {
         out.push_str(&s[from..i]);
         match bytes[i] {
             b'"' => out.push_str("\\\""),
@@ -43,6 +80,10 @@ pub(crate) fn push_json_str(out: &mut String, s: &str) {
             }
         }
         from = i + 1;
+        match bytes[from..].iter().position(|&b| ESCAPED[usize::from(b)]) {
+            Some(k) => i = from + k,
+            None => break,
+        }
     }
     out.push_str(&s[from..]);
 }

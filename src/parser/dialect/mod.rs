@@ -166,12 +166,16 @@ impl DialectMachine {
     }
 
     pub fn push(&mut self, text: &str, emit: &mut Emit<'_>) {
-        let taken = self.lane_push(text, emit);
-        if taken > 0 && taken == text.len() {
-            return;
+        if self.lane.is_some() {
+            let taken = self.lane_push(text, emit);
+            if taken > 0 && taken == text.len() {
+                return;
+            }
+            self.lane = None;
+            self.buf.push_str(text.get(taken..).unwrap_or_default());
+        } else {
+            self.buf.push_str(text);
         }
-        self.lane = None;
-        self.buf.push_str(text.get(taken..).unwrap_or_default());
         self.run(emit);
     }
 

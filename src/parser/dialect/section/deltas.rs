@@ -2,7 +2,7 @@
 //! pieces a parameter form writes.
 
 use super::*;
-use crate::scan::escape::push_json_str;
+use crate::scan::escape::{escaped_room, push_json_str};
 
 /// Compact JSON from a scanner's repaired copy: white space outside strings
 /// dropped, stopping where the value that begins at `at` ends.
@@ -183,9 +183,4 @@ fn send_piece(
         }
     };
     *sent |= wrote;
-}
-
-/// Room for `text` escaped as JSON: its length and a little for escapes.
-pub(super) fn escaped_room(text: &str) -> usize {
-    text.len() + text.len() / 8 + 2
 }
