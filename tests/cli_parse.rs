@@ -223,3 +223,54 @@ fn invalid_utf8_is_reported_and_exit_is_0() {
     assert!(text.contains(r#""event":"error""#), "{text}");
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// The tool loads only libc at start: its unwinder is linked in and it
+/// defines the two maths functions its dependencies call (`build.rs`,
+/// `src/bin/actionstream/math.rs`). A dependency that starts calling
+/// another libm function brings libm back, and this test says which file to
+/// look at. Read from the running process's own map while it waits on
+/// standard input.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[test]
+fn a_start_maps_no_shared_library_but_libc() {
+    use std::io::Write;
+    let mut child = bin()
+        .args(["parse", "-"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let maps = format!("/proc/{}/maps", child.id());
+    // The loader maps libc after every other library the executable needs.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let mapped = loop {
+        let text = std::fs::read_to_string(&maps).unwrap_or_default();
+        if text.contains("/libc.so") || std::time::Instant::now() > deadline {
+            break text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(2));
+    };
+    let mut stdin = child.stdin.take().expect("stdin");
+    stdin.write_all(b"done").expect("write");
+    drop(stdin);
+    assert!(child.wait().expect("wait").success());
+    let libraries: std::collections::BTreeSet<&str> = mapped
+        .lines()
+        .filter_map(|line| line.split_whitespace().nth(5))
+        .filter(|path| path.contains(".so"))
+        .filter_map(|path| path.rsplit('/').next())
+        .collect();
+    assert!(libraries.iter().any(|l| l.starts_with("libc.so")), "{mapped}");
+    assert!(
+        !libraries.iter().any(|l| l.starts_with("libm.")),
+        "libm is loaded again: a dependency calls a maths function \
+         src/bin/actionstream/math.rs does not define (`nm -D --undefined-only` \
+         on the executable names it): {libraries:?}"
+    );
+    if option_env!("ACTIONSTREAM_STATIC_UNWINDER").is_some() {
+        assert!(
+            !libraries.iter().any(|l| l.starts_with("libgcc_s")),
+            "libgcc_s is loaded although build.rs linked the unwinder in: {libraries:?}"
+        );
+    }
+}

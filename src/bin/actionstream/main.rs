@@ -1,10 +1,13 @@
 //! The `actionstream` command: a thin shell over the library.
+#![deny(unsafe_code)]
 
 use std::process::ExitCode;
 
 use clap::{Parser as _, Subcommand};
 
 mod artifacts;
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+mod math;
 mod output;
 mod parse;
 mod run;
