@@ -11,7 +11,8 @@
 //! ```
 //!
 //! Modes: `ours` (the default) pushes the corpus whole; `ours4` in 4-byte
-//! chunks; `narrative` pushes the narrative corpus whole; `serde` runs
+//! chunks; `narrative` pushes the narrative corpus whole, `narrative4` in
+//! 4-byte `&str` pieces through `Parser::push_with`; `serde` runs
 //! `serde_json::from_str` on the same blocks, as `bench_report` does (each
 //! value dropped at once); `serde_kept` keeps every value until all are
 //! parsed, as a whole push keeps its events. A second argument repeats
@@ -29,12 +30,14 @@ fn main() {
     let actions = support::action_corpus(100_000);
     let narrative = support::narrative_corpus(100_000);
     let blocks = support::blocks(&actions);
+    let pieces = support::str_pieces(&narrative, 4);
     let mut n = 0;
     for _ in 0..times {
         n += match mode.as_str() {
             "ours" => support::parse_chunked(actions.as_bytes(), 0),
             "ours4" => support::parse_chunked(actions.as_bytes(), 4),
             "narrative" => support::parse_chunked(narrative.as_bytes(), 0),
+            "narrative4" => support::parse_pieces_borrowed(&pieces),
             "serde" => support::serde_floor(&blocks),
             "serde_kept" => support::serde_kept(&blocks),
             other => panic!("no mode {other}"),
