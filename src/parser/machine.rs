@@ -680,3 +680,44 @@ static SPECIAL: [bool; 256] = {
     t[b'`' as usize] = true;
     t
 };
+
+#[cfg(test)]
+mod tests {
+    use super::{find_special, has_special};
+
+    /// `has_special` against a byte-by-byte look.
+    fn check(bytes: &[u8]) {
+        assert_eq!(
+            has_special(bytes),
+            find_special(bytes).is_some(),
+            "{bytes:?}"
+        );
+    }
+
+    /// The word test against a byte-by-byte look, at every length a push
+    /// takes the words for, with each special byte at every position among
+    /// bytes that differ from one only in the high bit (UTF-8's
+    /// continuation and lead bytes) or by one (the test's borrows).
+    #[test]
+    fn has_special_agrees_with_a_byte_by_byte_look() {
+        let fillers: &[u8] = &[
+            b'a', 0x8a, 0xbc, 0xe0, 0x0b, 0x3b, 0x61, 0x09, 0x5f, 0xff, 0x00, 0x01,
+        ];
+        for len in 0..=24 {
+            for &fill in fillers {
+                let mut bytes = vec![fill; len];
+                check(&bytes);
+                for at in 0..len {
+                    for special in [b'\n', b'<', b'`'] {
+                        bytes[at] = special;
+                        assert!(has_special(&bytes), "{bytes:?}");
+                        bytes[at] = fill;
+                    }
+                    // Mixed fillers: the borrow of one byte into the next.
+                    bytes[at] = fillers[(at + len) % fillers.len()];
+                    check(&bytes);
+                }
+            }
+        }
+    }
+}
