@@ -260,7 +260,10 @@ fn a_start_maps_no_shared_library_but_libc() {
         .filter(|path| path.contains(".so"))
         .filter_map(|path| path.rsplit('/').next())
         .collect();
-    assert!(libraries.iter().any(|l| l.starts_with("libc.so")), "{mapped}");
+    assert!(
+        libraries.iter().any(|l| l.starts_with("libc.so")),
+        "{mapped}"
+    );
     assert!(
         !libraries.iter().any(|l| l.starts_with("libm.")),
         "libm is loaded again: a dependency calls a maths function \
