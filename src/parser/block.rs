@@ -35,6 +35,54 @@ impl Machine {
         matches!(flow, Flow::Replaced) || !matches!(self.state, State::Detached)
     }
 
+    /// The block lane: `text`, just taken into the buffer, goes straight to
+    /// the block's scanner when the machine is inside a block mid-line with
+    /// everything before `text` read, no shadow, the block within its limit
+    /// and no byte in `text` that could begin its closer (a line end for a
+    /// fence, whose closer stands on a line of its own; a `<` for a tag).
+    /// That is one [`Machine::block_step`] whose only step feeds all of
+    /// `text`, without the loop around it. Returns `None`, having changed
+    /// nothing, for any other push.
+    pub(super) fn block_lane(&mut self, text: &str, emit: &mut Emit<'_>) -> Option<Flow> {
+        let State::Block(b) = &self.state else {
+            return None;
+        };
+        let end = self.end();
+        if self.pos + text.len() != end
+            || self.spec.shadow.is_some()
+            || end - self.start > self.shared.cfg.max_block_bytes
+        {
+            return None;
+        }
+        let stop = match &b.closer {
+            Closer::Fence {
+                probe: None,
+                at_line_start: false,
+                ..
+            } => b'\n',
+            Closer::Tag { .. } => b'<',
+            Closer::Fence { .. } => return None,
+        };
+        // Mostly a token: `contains` loops over a short slice, where
+        // memchr's set-up would cost more.
+        if text.as_bytes().contains(&stop) {
+            return None;
+        }
+        let State::Block(mut b) = std::mem::replace(&mut self.state, State::Detached) else {
+            return None;
+        };
+        self.pos = end;
+        if let Content::Json(s) = &mut b.content {
+            s.feed(text);
+        }
+        let flow = self.after_feed(&mut b, emit);
+        if !self.block_ended(&flow) {
+            self.state = State::Block(b);
+            return Some(Flow::Wait);
+        }
+        Some(flow)
+    }
+
     /// The offset past which the block is over its size limit.
     fn limit_end(&self) -> usize {
         let from = self.start - self.base;

@@ -49,7 +49,12 @@ impl Machine {
     /// just declined (the borrowing path asks it first): not asked again.
     pub fn push_unsettled(&mut self, text: &str, emit: &mut Emit<'_>) {
         self.buf.push_str(text);
-        self.run(emit);
+        match self.block_lane(text, emit) {
+            None | Some(Flow::Go) => self.run(emit),
+            Some(Flow::Wait) => self.flush_narrative(emit),
+            Some(Flow::Replaced) => {}
+        }
+        self.note_prose();
     }
 
     /// Runs the machine over what is buffered.
@@ -146,22 +151,54 @@ impl Machine {
     /// same bytes decide the same way whichever path reads them.
     #[inline(always)]
     pub fn take_settled<'t>(&mut self, text: &'t str) -> (&'t str, &'t str) {
-        // The hot case, kept small enough to inline: prose mid-line with no
-        // byte that could end it.
-        if matches!(self.state, State::Text)
-            && self.start == self.end()
-            && self.line.run == 0
-            && !has_special(text.as_bytes())
-            && self.spec.shadow().is_none()
-        {
-            self.given_out(text.len());
+        if self.take_prose(text) {
             return (text, "");
         }
         // Inside a block, or a tag being probed: the machine reads it all.
         if !matches!(self.state, State::Text | State::LineStart { .. }) {
-            return ("", text);
+            return self.take_settled_fenced(text);
         }
-        self.take_settled_stop(text)
+        let taken = self.take_settled_stop(text);
+        self.note_prose();
+        taken
+    }
+
+    /// The hot case of [`Machine::take_settled`], kept small enough to
+    /// inline: prose mid-line (see [`Machine::prose`]) and no byte in
+    /// `text` that could end it. Then all of `text` is narrative, given
+    /// out, and the machine stays in prose.
+    #[inline(always)]
+    pub fn take_prose(&mut self, text: &str) -> bool {
+        if self.prose && !has_special(text.as_bytes()) {
+            self.given_out(text.len());
+            return true;
+        }
+        false
+    }
+
+    /// Works out [`Machine::prose`] again: called at the end of every entry
+    /// that may change what it caches.
+    #[inline]
+    fn note_prose(&mut self) {
+        self.prose = matches!(self.state, State::Text)
+            && self.start == self.end()
+            && self.line.run == 0
+            && self.spec.shadow().is_none();
+    }
+
+    /// [`Machine::take_settled`] inside a fenced block that is narrative,
+    /// mid-line: text with no line end is narrative, as [`Machine::fenced`]
+    /// would find (only a line start can close the fence).
+    fn take_settled_fenced<'t>(&mut self, text: &'t str) -> (&'t str, &'t str) {
+        if matches!(self.state, State::Fenced { probe: None, .. })
+            && self.start == self.end()
+            && self.spec.shadow().is_none()
+            && !text.as_bytes().contains(&b'\n')
+        {
+            self.given_out(text.len());
+            return (text, "");
+        }
+        ("", text)
     }
 
     /// [`Machine::take_settled`] where the text may stop the narrative. A
@@ -537,6 +574,7 @@ impl Machine {
         self.pos = end;
         self.emit_narrative_to(end, emit);
         self.state = State::Text;
+        self.note_prose();
     }
 }
 

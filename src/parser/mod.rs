@@ -225,6 +225,13 @@ impl Parser {
     /// ```
     #[inline]
     pub fn push_with<F: FnMut(EventRef<'_>)>(&mut self, text: &str, mut f: F) {
+        // The hot case: prose mid-line, and no byte in `text` to end it.
+        if self.d.is_none() && self.m.take_prose(text) {
+            if !text.is_empty() {
+                f(EventRef::Narrative(text));
+            }
+            return;
+        }
         if self.lane_armed() && self.lane_lend(Piece::Text(text), &mut f) {
             return;
         }

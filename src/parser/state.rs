@@ -99,6 +99,13 @@ pub(super) struct Machine {
     pub spec: Speculation,
     /// The scanner of the last block, kept for the next one.
     pub spare: Option<Box<JsonScanner>>,
+    /// A cache of one test, for the hot push: narrative mid-line with
+    /// nothing held (`start` at the end, the buffer empty), no backtick run
+    /// that may go on and no shadow, so that a push with no special byte
+    /// is all narrative. Worked out again (`note_prose`) at the end of
+    /// every machine entry that may change one of these, and kept true by
+    /// the hot push itself.
+    pub prose: bool,
 }
 
 /// A block being read.
@@ -233,6 +240,7 @@ impl Machine {
             line: LineContext::default(),
             spec: Speculation::new(depth),
             spare: None,
+            prose: false,
         }
     }
 }
