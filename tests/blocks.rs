@@ -2,6 +2,7 @@
 //! at every chunking.
 
 mod common;
+use actionstream::{narrative, Config};
 use common::*;
 
 #[test]
@@ -563,4 +564,39 @@ fn the_naming_key_is_taken_out_however_often_it_stands() {
         let e = parse(&format!("```json\n{json}\n```\n"));
         assert_eq!(completed(&e), [want], "{json}");
     }
+}
+
+#[test]
+fn block_lines_read_in_one_piece_as_line_by_line() {
+    // A push inside a block that holds line ends goes to the scanner in
+    // one piece when no line in it can close the block; one with a closer,
+    // or a line start still undecided at its end, goes line by line. The
+    // oracle runs both at every cut, with action deltas off and on.
+    let input = concat!(
+        "Pretty:\n```json\n{\n  \"action\": \"a\",\n  \"n\": [\n    1,\n    2\n  ],\n",
+        "  \"s\": \"x <y> ``\"\n}\n   ```  \nafter\n",
+        // Near-closers as content: too short, text after the run, indented
+        // too deep. The JSON breaks at the first; the block still ends at
+        // its real closer.
+        "~~~json\n{\"action\": \"b\",\n~~\n ~~~x\n    ~~~\n}\n~~~\n",
+        // A generic fence decided not to hold actions mid-block.
+        "```\n{\n  \"kind\": \"note\",\n  \"text\": \"plain\"\n}\n```\n",
+        // A tag block over several lines, `<` inside a string.
+        "<action_call>{\n  \"action\": \"c\",\n  \"html\": \"<b>bold</b>\"\n}</action_call>\n",
+        // A closer at the end of input, with no line end.
+        "```json\n{\"action\": \"d\",\n \"k\": 1}\n```"
+    );
+    let e = parse(input);
+    assert_eq!(
+        completed(&e),
+        [
+            r#"a:{"n":[1,2],"s":"x <y> ``"}"#,
+            r#"c:{"html":"<b>bold</b>"}"#,
+            r#"d:{"k":1}"#
+        ]
+    );
+    assert_eq!(invalid(&e).len(), 1, "{:?}", summary(&e));
+    assert!(narrative(&e).contains("```\n{\n  \"kind\": \"note\""));
+    let deltas = parse_with(&Config::default().action_deltas(true), input);
+    assert_eq!(completed(&deltas), completed(&e));
 }

@@ -36,17 +36,19 @@ impl Machine {
     }
 
     /// The block lane: `text`, just taken into the buffer, goes straight to
-    /// the block's scanner when the machine is inside a block mid-line with
-    /// everything before `text` read, no shadow, the block within its limit
-    /// and no byte in `text` that could begin its closer (a line end for a
-    /// fence, whose closer stands on a line of its own; a `<` for a tag).
-    /// That is one [`Machine::block_step`] whose only step feeds all of
-    /// `text`, without the loop around it. Returns `None`, having changed
+    /// the block's scanner, in one piece, when nothing in it can close the
+    /// block: for a tag, no `<`; for a fence, every line that starts in
+    /// `text` (or was being probed when it came) is decided within `text`
+    /// not to be the closer, by the probe [`Machine::fence_content`] uses,
+    /// save a line that starts at its very end. The machine must be inside
+    /// the block with everything before `text` read, no shadow, no first
+    /// closer passed and the block within its limit. That is what
+    /// [`Machine::block_step`] would do, without its loop and its pieces:
+    /// the scanner reads the same bytes, and what it learns is acted on
+    /// once, at the end of `text` (no line in `text` closes the block, so
+    /// nothing there can end differently). Returns `None`, having changed
     /// nothing, for any other push.
     pub(super) fn block_lane(&mut self, text: &str, emit: &mut Emit<'_>) -> Option<Flow> {
-        let State::Block(b) = &self.state else {
-            return None;
-        };
         let end = self.end();
         if self.pos + text.len() != end
             || self.spec.shadow.is_some()
@@ -54,27 +56,68 @@ impl Machine {
         {
             return None;
         }
-        let stop = match &b.closer {
-            Closer::Fence {
-                probe: None,
-                at_line_start: false,
-                ..
-            } => b'\n',
-            Closer::Tag { .. } => b'<',
-            Closer::Fence { .. } => return None,
-        };
-        // Mostly a token: `contains` loops over a short slice, where
-        // memchr's set-up would cost more.
-        if text.as_bytes().contains(&stop) {
+        let State::Block(b) = &mut self.state else {
             return None;
+        };
+        if b.first.is_some() {
+            return None;
+        }
+        let bytes = text.as_bytes();
+        // Where the scanner's piece starts: a line start the probe held.
+        let mut from = self.pos;
+        match &mut b.closer {
+            Closer::Tag { .. } => {
+                // Mostly a token: `contains` loops over a short slice, where
+                // memchr's set-up would cost more.
+                if bytes.contains(&b'<') {
+                    return None;
+                }
+            }
+            Closer::Fence {
+                fence,
+                probe,
+                at_line_start,
+            } => {
+                let mut line = match probe {
+                    Some((p, line_from)) => {
+                        from = *line_from;
+                        Some(p.clone())
+                    }
+                    None if *at_line_start => Some(CloseProbe::new(*fence)),
+                    None => None,
+                };
+                let mut i = 0;
+                let ends_at_line_start = loop {
+                    if let Some(p) = &mut line {
+                        loop {
+                            // Undecided at the end of `text`, or a closer.
+                            let c = *bytes.get(i)?;
+                            match p.step(c) {
+                                Probe::More => i += 1,
+                                // The byte that said no is read as content.
+                                Probe::No => break,
+                                Probe::Yes => return None,
+                            }
+                        }
+                    }
+                    match bytes[i..].iter().position(|&c| c == b'\n') {
+                        Some(j) if i + j + 1 == bytes.len() => break true,
+                        Some(j) => {
+                            i += j + 1;
+                            line = Some(CloseProbe::new(*fence));
+                        }
+                        None => break false,
+                    }
+                };
+                *probe = None;
+                *at_line_start = ends_at_line_start;
+            }
         }
         let State::Block(mut b) = std::mem::replace(&mut self.state, State::Detached) else {
             return None;
         };
         self.pos = end;
-        if let Content::Json(s) = &mut b.content {
-            s.feed(text);
-        }
+        self.feed(&mut b, from, end);
         let flow = self.after_feed(&mut b, emit);
         if !self.block_ended(&flow) {
             self.state = State::Block(b);

@@ -4,7 +4,7 @@
 use memchr::{memchr, memchr3};
 
 use super::emit::Emit;
-use super::state::{Block, Flow, Machine, State};
+use super::state::{Block, Flow, Machine, Prose, State};
 use super::syntax::{Closer, Content, Opened, Reader};
 use crate::config::Config;
 use crate::event::Syntax;
@@ -154,6 +154,12 @@ impl Machine {
         if self.take_prose(text) {
             return (text, "");
         }
+        self.take_settled_rest(text)
+    }
+
+    /// [`Machine::take_settled`] once [`Machine::take_prose`] has declined
+    /// `text`.
+    pub fn take_settled_rest<'t>(&mut self, text: &'t str) -> (&'t str, &'t str) {
         // Inside a block, or a tag being probed: the machine reads it all.
         if !matches!(self.state, State::Text | State::LineStart { .. }) {
             return self.take_settled_fenced(text);
@@ -164,26 +170,44 @@ impl Machine {
     }
 
     /// The hot case of [`Machine::take_settled`], kept small enough to
-    /// inline: prose mid-line (see [`Machine::prose`]) and no byte in
-    /// `text` that could end it. Then all of `text` is narrative, given
-    /// out, and the machine stays in prose.
+    /// inline: prose with nothing held (see [`Machine::prose`]), mid-line
+    /// or at a line start that `text` begins as a plain line, and no byte
+    /// in `text` that could end it. Then all of `text` is narrative, given
+    /// out, and the machine is in prose mid-line. The rules are those of
+    /// [`Machine::take_settled_stop`], for text that stops nowhere.
     #[inline(always)]
     pub fn take_prose(&mut self, text: &str) -> bool {
-        if self.prose && !has_special(text.as_bytes()) {
-            self.given_out(text.len());
-            return true;
+        let bytes = text.as_bytes();
+        match self.prose {
+            Prose::MidLine if !has_special(bytes) => {}
+            Prose::LineStart
+                if bytes.first().is_some_and(|&c| plain_line_start(c)) && !has_special(bytes) =>
+            {
+                self.line.plain_line();
+                self.state = State::Text;
+                self.prose = Prose::MidLine;
+            }
+            _ => return false,
         }
-        false
+        self.given_out(text.len());
+        true
     }
 
     /// Works out [`Machine::prose`] again: called at the end of every entry
     /// that may change what it caches.
     #[inline]
     fn note_prose(&mut self) {
-        self.prose = matches!(self.state, State::Text)
-            && self.start == self.end()
-            && self.line.run == 0
-            && self.spec.shadow().is_none();
+        self.prose =
+            if self.start != self.end() || self.line.run != 0 || self.spec.shadow().is_some() {
+                Prose::No
+            } else {
+                match self.state {
+                    State::Text => Prose::MidLine,
+                    // A line start with nothing of it stepped yet.
+                    State::LineStart { from, .. } if from == self.start => Prose::LineStart,
+                    _ => Prose::No,
+                }
+            };
     }
 
     /// [`Machine::take_settled`] inside a fenced block that is narrative,

@@ -225,7 +225,8 @@ impl Parser {
     /// ```
     #[inline]
     pub fn push_with<F: FnMut(EventRef<'_>)>(&mut self, text: &str, mut f: F) {
-        // The hot case: prose mid-line, and no byte in `text` to end it.
+        // The hot case: prose with nothing held, and no byte in `text` to
+        // end it (see `Machine::take_prose`).
         if self.d.is_none() && self.m.take_prose(text) {
             if !text.is_empty() {
                 f(EventRef::Narrative(text));
@@ -238,7 +239,7 @@ impl Parser {
         let rest = match self.d {
             Some(_) => text,
             None => {
-                let (settled, rest) = self.m.take_settled(text);
+                let (settled, rest) = self.m.take_settled_rest(text);
                 if !settled.is_empty() {
                     f(EventRef::Narrative(settled));
                 }

@@ -99,13 +99,23 @@ pub(super) struct Machine {
     pub spec: Speculation,
     /// The scanner of the last block, kept for the next one.
     pub spare: Option<Box<JsonScanner>>,
-    /// A cache of one test, for the hot push: narrative mid-line with
-    /// nothing held (`start` at the end, the buffer empty), no backtick run
-    /// that may go on and no shadow, so that a push with no special byte
-    /// is all narrative. Worked out again (`note_prose`) at the end of
-    /// every machine entry that may change one of these, and kept true by
-    /// the hot push itself.
-    pub prose: bool,
+    /// A cache of one test, for the hot push (`take_prose`). Worked out
+    /// again (`note_prose`) at the end of every machine entry that may
+    /// change what it caches, and kept by the hot push itself.
+    pub prose: Prose,
+}
+
+/// Whether the machine is in prose with nothing held: `start` at the end
+/// (the buffer empty), no backtick run that may go on, no shadow.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Prose {
+    /// Not so: a push takes the general path.
+    No,
+    /// In [`State::Text`]: a push with no special byte is all narrative.
+    MidLine,
+    /// In [`State::LineStart`] with nothing of the line stepped: so is a
+    /// push that begins as a plain line.
+    LineStart,
 }
 
 /// A block being read.
@@ -240,7 +250,7 @@ impl Machine {
             line: LineContext::default(),
             spec: Speculation::new(depth),
             spare: None,
-            prose: false,
+            prose: Prose::No,
         }
     }
 }
