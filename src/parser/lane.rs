@@ -17,6 +17,7 @@ use super::dialect::DialectMachine;
 use super::Parser;
 use crate::event::{ActionId, Event, EventRef};
 use crate::scan::escape::{escaped_room, push_json_str};
+use crate::utf8::short_ascii;
 
 /// The dialect machine and the parser's side of its lane, boxed together
 /// (a parser with no dialect carries none of it).
@@ -176,7 +177,7 @@ impl Parser {
         if bytes.is_empty() || self.lane_out(Piece::Ascii(bytes), out) {
             return true;
         }
-        let Ok(text) = std::str::from_utf8(bytes) else {
+        let Some(text) = short_ascii(bytes).or_else(|| std::str::from_utf8(bytes).ok()) else {
             return false;
         };
         if !self.lane_out_text(text, out) {

@@ -84,7 +84,7 @@ use crate::config::Config;
 use crate::event::{
     push_merged, Action, ActionError, ActionId, ErrorKind, Event, EventRef, InvalidAction, Syntax,
 };
-use crate::utf8::Utf8Decoder;
+use crate::utf8::{short_ascii, Utf8Decoder};
 
 mod block;
 mod dialect;
@@ -271,6 +271,9 @@ impl Parser {
         if self.utf8.is_clear() {
             if self.lane_armed() && self.lane_lend(Piece::Ascii(bytes), &mut f) {
                 return;
+            }
+            if let Some(text) = short_ascii(bytes) {
+                return self.push_with(text, f);
             }
             if let Ok(text) = std::str::from_utf8(bytes) {
                 return self.push_with(text, f);
