@@ -600,3 +600,18 @@ fn block_lines_read_in_one_piece_as_line_by_line() {
     let deltas = parse_with(&Config::default().action_deltas(true), input);
     assert_eq!(completed(&deltas), completed(&e));
 }
+
+#[test]
+fn a_held_line_start_is_read_as_text_when_it_opens_no_fence() {
+    // Cut after the line's first bytes, the borrowing path holds them
+    // while they may open a fence; decided not to, they are narrative, and
+    // what follows the indentation is read as text: here two backticks
+    // that open inline code, so the tag inside is narrative too. The list
+    // item and the indented line are lent as they are decided.
+    let input = "Intro\n``x <action_call>{\"action\": \"a\"}</action_call> ``\n- item\n   two\n1. <action_call>{\"action\": \"b\"}</action_call>\n";
+    let e = parse(input);
+    assert_eq!(completed(&e), ["b:{}"]);
+    assert!(narrative(&e).starts_with(
+        "Intro\n``x <action_call>{\"action\": \"a\"}</action_call> ``\n- item\n   two\n1. "
+    ));
+}

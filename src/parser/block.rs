@@ -40,7 +40,8 @@ impl Machine {
     /// block: for a tag, no `<`; for a fence, every line that starts in
     /// `text` (or was being probed when it came) is decided within `text`
     /// not to be the closer, by the probe [`Machine::fence_content`] uses,
-    /// save a line that starts at its very end. The machine must be inside
+    /// save the last, which may be left undecided: held from its start,
+    /// unread, as `fence_content` holds it. The machine must be inside
     /// the block with everything before `text` read, no shadow, no first
     /// closer passed and the block within its limit. That is what
     /// [`Machine::block_step`] would do, without its loop and its pieces:
@@ -63,8 +64,9 @@ impl Machine {
             return None;
         }
         let bytes = text.as_bytes();
-        // Where the scanner's piece starts: a line start the probe held.
-        let mut from = self.pos;
+        // The scanner's piece: from a line start the probe held, to one it
+        // holds now.
+        let (mut from, mut to) = (self.pos, end);
         match &mut b.closer {
             Closer::Tag { .. } => {
                 // Mostly a token: `contains` loops over a short slice, where
@@ -78,46 +80,58 @@ impl Machine {
                 probe,
                 at_line_start,
             } => {
+                // The line being probed: its probe and where it starts.
+                let at = end - bytes.len();
                 let mut line = match probe {
                     Some((p, line_from)) => {
                         from = *line_from;
-                        Some(p.clone())
+                        Some((p.clone(), *line_from))
                     }
-                    None if *at_line_start => Some(CloseProbe::new(*fence)),
+                    None if *at_line_start => Some((CloseProbe::new(*fence), at)),
                     None => None,
                 };
                 let mut i = 0;
-                let ends_at_line_start = loop {
-                    if let Some(p) = &mut line {
-                        loop {
-                            // Undecided at the end of `text`, or a closer.
-                            let c = *bytes.get(i)?;
+                let held = loop {
+                    if let Some((p, line_from)) = &mut line {
+                        let verdict = loop {
+                            let Some(&c) = bytes.get(i) else {
+                                break Probe::More;
+                            };
                             match p.step(c) {
                                 Probe::More => i += 1,
-                                // The byte that said no is read as content.
-                                Probe::No => break,
-                                Probe::Yes => return None,
+                                verdict => break verdict,
                             }
+                        };
+                        match verdict {
+                            // Undecided at the end of `text`: held, as
+                            // `fence_content` holds it, unread.
+                            Probe::More => break Some((p.clone(), *line_from)),
+                            Probe::Yes => return None,
+                            // The byte that said no is read as content.
+                            Probe::No => {}
                         }
                     }
                     match bytes[i..].iter().position(|&c| c == b'\n') {
-                        Some(j) if i + j + 1 == bytes.len() => break true,
+                        Some(j) if i + j + 1 == bytes.len() => break None,
                         Some(j) => {
                             i += j + 1;
-                            line = Some(CloseProbe::new(*fence));
+                            line = Some((CloseProbe::new(*fence), at + i));
                         }
-                        None => break false,
+                        None => break None,
                     }
                 };
-                *probe = None;
-                *at_line_start = ends_at_line_start;
+                *at_line_start = held.is_some() || bytes.last() == Some(&b'\n');
+                if let Some((_, line_from)) = held {
+                    to = line_from;
+                }
+                *probe = held;
             }
         }
         let State::Block(mut b) = std::mem::replace(&mut self.state, State::Detached) else {
             return None;
         };
         self.pos = end;
-        self.feed(&mut b, from, end);
+        self.feed(&mut b, from, to);
         let flow = self.after_feed(&mut b, emit);
         if !self.block_ended(&flow) {
             self.state = State::Block(b);

@@ -210,6 +210,72 @@ impl Machine {
             };
     }
 
+    /// The borrowing path's way through a line start held from the last
+    /// push (the indentation or list marker of a line, all stepped, nothing
+    /// else held): when `text` decides that the line opens no fence, and
+    /// what was held needs no reading as text (no special byte after the
+    /// indentation), the line context takes the line in, the machine goes
+    /// on in prose, and the held bytes are returned, narrative that comes
+    /// before `text` (then [`Machine::drop_held`]). The rule is
+    /// [`Machine::line_start`]'s; `None`, having changed nothing, when it
+    /// cannot be decided so.
+    #[inline]
+    pub fn held_line_decided(&mut self, text: &str) -> Option<&str> {
+        match self.state {
+            State::LineStart { from, .. } if from == self.start && from < self.pos => {
+                self.decide_held_line(text)
+            }
+            _ => None,
+        }
+    }
+
+    #[inline(never)]
+    fn decide_held_line(&mut self, text: &str) -> Option<&str> {
+        let end = self.end();
+        let State::LineStart { probe, from } = &self.state else {
+            return None;
+        };
+        let from = *from;
+        if self.pos != end
+            || self.line.run != 0
+            || self.spec.shadow().is_some()
+            || !probe.tag.is_empty()
+        {
+            return None;
+        }
+        let held = end - from;
+        // Stepped on a copy: a line left undecided, or a fence, is the
+        // machine's to read, from where the probe stands now.
+        let mut probe = probe.clone();
+        let bytes = text.as_bytes();
+        let mut k = 0;
+        loop {
+            let &c = bytes.get(k)?;
+            if held + k > MAX_OPENER {
+                break;
+            }
+            match probe.step(c) {
+                Probe::More => k += 1,
+                Probe::No => break,
+                Probe::Yes => return None,
+            }
+        }
+        let at = from - self.base;
+        let resume = probe.indent_bytes;
+        if resume < held && has_special(&self.buf.as_bytes()[at + resume..]) {
+            return None;
+        }
+        self.line.not_a_fence(&probe, bytes.get(k) == Some(&b'\n'));
+        self.state = State::Text;
+        self.buf.get(at..)
+    }
+
+    /// The held bytes [`Machine::held_line_decided`] returned were given
+    /// out.
+    pub fn drop_held(&mut self) {
+        self.given_out(0);
+    }
+
     /// [`Machine::take_settled`] inside a fenced block that is narrative,
     /// mid-line: text with no line end is narrative, as [`Machine::fenced`]
     /// would find (only a line start can close the fence).

@@ -239,6 +239,10 @@ impl Parser {
         let rest = match self.d {
             Some(_) => text,
             None => {
+                if let Some(held) = self.m.held_line_decided(text) {
+                    f(EventRef::Narrative(held));
+                    self.m.drop_held();
+                }
                 let (settled, rest) = self.m.take_settled_rest(text);
                 if !settled.is_empty() {
                     f(EventRef::Narrative(settled));
