@@ -37,12 +37,17 @@ static ALLOCATOR: Counting = Counting;
 
 const MIB: usize = 1 << 20;
 
-/// The tests that measure memory run one at a time (the counter is global).
+/// The tests of this file run one at a time, each whole: the counter is
+/// global, so another test's allocations (its input made before it
+/// measures, or a test that measures nothing) would count in a peak.
 static SERIAL: std::sync::Mutex<()> = std::sync::Mutex::new(());
+
+fn one_at_a_time() -> std::sync::MutexGuard<'static, ()> {
+    SERIAL.lock().unwrap_or_else(|e| e.into_inner())
+}
 
 /// Runs `push` and returns the peak of bytes allocated above the start.
 fn peak_during(push: impl FnOnce()) -> usize {
-    let _one = SERIAL.lock().unwrap_or_else(|e| e.into_inner());
     let base = NOW.load(Ordering::Relaxed);
     PEAK.store(base, Ordering::Relaxed);
     push();
@@ -51,6 +56,7 @@ fn peak_during(push: impl FnOnce()) -> usize {
 
 #[test]
 fn a_64_mib_data_line_is_dropped_with_memory_bounded() {
+    let _one = one_at_a_time();
     for provider in [
         "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"ok\"},\"finish_reason\":\"stop\"}]}",
         "{\"type\":\"response.completed\",\"response\":{}}",
@@ -78,6 +84,7 @@ fn a_64_mib_data_line_is_dropped_with_memory_bounded() {
 
 #[test]
 fn a_million_empty_events_hold_nothing() {
+    let _one = one_at_a_time();
     let mut parser = SseParser::new(Config::default());
     let mut items = Vec::new();
     let empties = "\n\ndata:\n\nevent: ping\n\n: comment\n\n".repeat(250_000);
@@ -98,6 +105,7 @@ fn a_million_empty_events_hold_nothing() {
 
 #[test]
 fn invalid_json_payloads_are_errors_for_every_provider() {
+    let _one = one_at_a_time();
     let firsts = [
         "{\"choices\":[{\"index\":0,\"delta\":{\"content\":\"a\"}}]}",
         "{\"type\":\"response.created\",\"response\":{}}",
@@ -132,6 +140,7 @@ fn invalid_json_payloads_are_errors_for_every_provider() {
 
 #[test]
 fn many_invalid_payloads_keep_memory_bounded() {
+    let _one = one_at_a_time();
     let mut parser = SseParser::new(Config::default());
     let mut items: Vec<SseItem> = Vec::new();
     parser.push(b"data: {\"choices\":[]}\n\n", &mut items);
