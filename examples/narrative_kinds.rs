@@ -70,12 +70,7 @@ fn main() {
         let pieces = support::str_pieces(text, 4);
         let whole = fastest(&mut || support::parse_pieces_borrowed(&[text.as_str()]));
         let four = fastest(&mut || support::parse_pieces_borrowed(&pieces));
-        let hand_out = fastest(&mut || {
-            pieces
-                .iter()
-                .map(|p| std::hint::black_box(*p).len())
-                .sum()
-        });
+        let hand_out = fastest(&mut || pieces.iter().map(|p| std::hint::black_box(*p).len()).sum());
         let with = |c: char| pieces.iter().filter(|p| p.contains(c)).count();
         let per_piece = |t: f64| t * 1e9 / pieces.len() as f64;
         println!(
