@@ -274,3 +274,21 @@ fn a_million_unclosed_xml_tags() {
         "the rest after the limit is narrative"
     );
 }
+
+#[test]
+fn a_fence_line_longer_than_any_opener_is_let_go() {
+    // A line that begins as a fence opener and runs on: once it is longer
+    // than any opener it is narrative, and the parser holds no more of it,
+    // in pieces of any size (the guard of the line-start probe).
+    let info = "x".repeat(scaled(100_000, 20_000));
+    let input = format!("```json{info}\n{{\"action\": \"x\"}}\n```\n");
+    for size in [1, 16, 4096] {
+        let out = run(
+            &Config::default(),
+            input.as_bytes().chunks(size),
+            2 * 4096 + size,
+        );
+        assert!(out.complete.is_empty());
+        assert_eq!(out.invalid, 0);
+    }
+}

@@ -720,11 +720,12 @@ impl CodeBlocks {
         let mut i = first_nl + 1;
         while i < bytes.len() {
             if let Some(p) = &mut probe {
-                match p.step(bytes[i]) {
-                    Probe::More => i += 1,
+                let (verdict, k) = p.run(&bytes[i..]);
+                i += k;
+                match verdict {
+                    Probe::More => {}
                     Probe::No => probe = None,
                     Probe::Yes => {
-                        i += 1;
                         closed = i == bytes.len();
                         probe = Some(CloseProbe::new(fence));
                     }

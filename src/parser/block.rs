@@ -93,15 +93,8 @@ impl Machine {
                 let mut i = 0;
                 let held = loop {
                     if let Some((p, line_from)) = &mut line {
-                        let verdict = loop {
-                            let Some(&c) = bytes.get(i) else {
-                                break Probe::More;
-                            };
-                            match p.step(c) {
-                                Probe::More => i += 1,
-                                verdict => break verdict,
-                            }
-                        };
+                        let (verdict, k) = p.run(&bytes[i..]);
+                        i += k;
                         match verdict {
                             // Undecided at the end of `text`: held, as
                             // `fence_content` holds it, unread.
@@ -193,19 +186,8 @@ impl Machine {
         }
         if let Some((p, from)) = probe {
             let from = *from;
-            let bytes = self.buf.as_bytes();
-            let mut verdict = Probe::More;
-            while self.pos < end {
-                verdict = p.step(bytes[self.pos - self.base]);
-                match verdict {
-                    Probe::More => self.pos += 1,
-                    Probe::No => break,
-                    Probe::Yes => {
-                        self.pos += 1;
-                        break;
-                    }
-                }
-            }
+            let (verdict, k) = p.run(&self.buf.as_bytes()[self.pos - self.base..end - self.base]);
+            self.pos += k;
             match verdict {
                 Probe::More => return Flow::Go,
                 Probe::No => {

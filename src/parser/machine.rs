@@ -248,18 +248,9 @@ impl Machine {
         // machine's to read, from where the probe stands now.
         let mut probe = probe.clone();
         let bytes = text.as_bytes();
-        let mut k = 0;
-        loop {
-            let &c = bytes.get(k)?;
-            if held + k > MAX_OPENER {
-                break;
-            }
-            match probe.step(c) {
-                Probe::More => k += 1,
-                Probe::No => break,
-                Probe::Yes => return None,
-            }
-        }
+        let (Probe::No, k) = step_line_start(&mut probe, bytes, held) else {
+            return None;
+        };
         let at = from - self.base;
         let resume = probe.indent_bytes;
         if resume < held && has_special(&self.buf.as_bytes()[at + resume..]) {
@@ -396,7 +387,9 @@ impl Machine {
         };
         let from = *from;
         let line = &self.buf.as_bytes()[from - self.base..end - self.base];
-        let (verdict, at) = step_line_start(probe, line, self.pos - from);
+        let stepped = self.pos - from;
+        let (verdict, k) = step_line_start(probe, &line[stepped..], stepped);
+        let at = stepped + k;
         self.pos = from + at;
         match verdict {
             Probe::More => Flow::Wait,
@@ -580,22 +573,15 @@ impl Machine {
             return Flow::Go;
         };
         if let Some(p) = probe {
-            let bytes = self.buf.as_bytes();
-            while self.pos < end {
-                match p.step(bytes[self.pos - self.base]) {
-                    Probe::More => self.pos += 1,
-                    Probe::No => {
-                        *probe = None;
-                        break;
-                    }
-                    Probe::Yes => {
-                        self.new_line_at(self.pos + 1);
-                        return Flow::Go;
-                    }
+            let (verdict, k) = p.run(&self.buf.as_bytes()[self.pos - self.base..end - self.base]);
+            self.pos += k;
+            match verdict {
+                Probe::More => return Flow::Wait,
+                Probe::No => *probe = None,
+                Probe::Yes => {
+                    self.new_line_at(self.pos);
+                    return Flow::Go;
                 }
-            }
-            if probe.is_some() {
-                return Flow::Wait;
             }
         }
         let rest = &self.buf.as_bytes()[self.pos - self.base..];
@@ -740,24 +726,25 @@ fn scan_text(line: &mut LineContext, tag_first: &[u64; 4], bytes: &[u8]) -> Stop
     }
 }
 
-/// Steps `probe` along the start of a line: `line` holds it from its first
-/// byte, of which the first `at` were stepped already. Returns the verdict
-/// and where it came: at the byte that said no, just past the byte that
-/// said yes, or at the end of `line` (more is needed). The one loop for
-/// both push paths.
+/// Steps `probe` along the start of a line: `rest` is its next bytes, after
+/// the `stepped` bytes of the line stepped already (a line start longer
+/// than any opener is not one). Returns the verdict and where in `rest` it
+/// came: at the byte that said no, just past the byte that said yes, or at
+/// the end of `rest` (more is needed). The one loop for both push paths
+/// and a line start held between pushes.
 #[inline]
-fn step_line_start(probe: &mut OpenProbe, line: &[u8], mut at: usize) -> (Probe, usize) {
-    while let Some(&b) = line.get(at) {
-        if at > MAX_OPENER {
-            return (Probe::No, at);
+fn step_line_start(probe: &mut OpenProbe, rest: &[u8], stepped: usize) -> (Probe, usize) {
+    for (i, &b) in rest.iter().enumerate() {
+        if stepped + i > MAX_OPENER {
+            return (Probe::No, i);
         }
         match probe.step(b) {
-            Probe::No => return (Probe::No, at),
-            Probe::Yes => return (Probe::Yes, at + 1),
-            Probe::More => at += 1,
+            Probe::No => return (Probe::No, i),
+            Probe::Yes => return (Probe::Yes, i + 1),
+            Probe::More => {}
         }
     }
-    (Probe::More, at)
+    (Probe::More, rest.len())
 }
 
 /// The first byte that can end plain narrative: a line end, a `<`, a

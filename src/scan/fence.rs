@@ -262,6 +262,22 @@ impl CloseProbe {
         }
     }
 
+    /// Steps along `bytes` until a verdict. Returns it and where it came:
+    /// at the byte that said no, just past the byte that said yes, or at
+    /// the end of `bytes` (more is needed). The one loop for every reader
+    /// of a closing line (a block's, a narrative fence's, the block lane).
+    #[inline]
+    pub fn run(&mut self, bytes: &[u8]) -> (Probe, usize) {
+        for (i, &b) in bytes.iter().enumerate() {
+            match self.step(b) {
+                Probe::More => {}
+                Probe::No => return (Probe::No, i),
+                Probe::Yes => return (Probe::Yes, i + 1),
+            }
+        }
+        (Probe::More, bytes.len())
+    }
+
     /// Steps one byte.
     pub fn step(&mut self, b: u8) -> Probe {
         let max_indent = self.fence.closer_indent();
