@@ -34,6 +34,13 @@ pub(crate) fn short_ascii(bytes: &[u8]) -> Option<&str> {
     Some(unsafe { std::str::from_utf8_unchecked(bytes) })
 }
 
+/// `bytes` as text if they are UTF-8: [`short_ascii`] first, then
+/// `std::str::from_utf8`.
+#[inline]
+pub(crate) fn as_text(bytes: &[u8]) -> Option<&str> {
+    short_ascii(bytes).or_else(|| std::str::from_utf8(bytes).ok())
+}
+
 /// Decodes UTF-8 that arrives in chunks of any size. A character split
 /// across chunks is carried to the next chunk; bytes that are not UTF-8
 /// become U+FFFD (one per maximal invalid sequence, as

@@ -17,7 +17,7 @@ use super::dialect::DialectMachine;
 use super::Parser;
 use crate::event::{ActionId, Event, EventRef};
 use crate::scan::escape::{escaped_room, push_json_str};
-use crate::utf8::short_ascii;
+use crate::utf8::as_text;
 
 /// The dialect machine and the parser's side of its lane, boxed together
 /// (a parser with no dialect carries none of it).
@@ -177,7 +177,7 @@ impl Parser {
         if bytes.is_empty() || self.lane_out(Piece::Ascii(bytes), out) {
             return true;
         }
-        let Some(text) = short_ascii(bytes).or_else(|| std::str::from_utf8(bytes).ok()) else {
+        let Some(text) = as_text(bytes) else {
             return false;
         };
         if !self.lane_out_text(text, out) {

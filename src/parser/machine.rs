@@ -214,18 +214,20 @@ impl Machine {
     /// push (the indentation or list marker of a line, all stepped, nothing
     /// else held): when `text` decides that the line opens no fence, and
     /// what was held needs no reading as text (no special byte after the
-    /// indentation), the line context takes the line in, the machine goes
-    /// on in prose, and the held bytes are returned, narrative that comes
-    /// before `text` (then [`Machine::drop_held`]). The rule is
-    /// [`Machine::line_start`]'s; `None`, having changed nothing, when it
-    /// cannot be decided so.
+    /// indentation), the line context takes the line in, the held bytes go
+    /// to `lend` as the narrative that comes before `text`, and the machine
+    /// goes on in prose with nothing held. The rule is
+    /// [`Machine::line_start`]'s; nothing changes when it cannot be decided
+    /// so.
     #[inline]
-    pub fn held_line_decided(&mut self, text: &str) -> Option<&str> {
-        match self.state {
-            State::LineStart { from, .. } if from == self.start && from < self.pos => {
-                self.decide_held_line(text)
+    pub fn lend_held_line(&mut self, text: &str, lend: impl FnOnce(&str)) {
+        if let State::LineStart { from, .. } = self.state {
+            if from == self.start && from < self.pos {
+                if let Some(held) = self.decide_held_line(text) {
+                    lend(held);
+                    self.given_out(0);
+                }
             }
-            _ => None,
         }
     }
 
@@ -256,15 +258,9 @@ impl Machine {
         if resume < held && has_special(&self.buf.as_bytes()[at + resume..]) {
             return None;
         }
-        self.line.not_a_fence(&probe, bytes.get(k) == Some(&b'\n'));
+        self.line.not_a_fence_at(&probe, bytes, k);
         self.state = State::Text;
         self.buf.get(at..)
-    }
-
-    /// The held bytes [`Machine::held_line_decided`] returned were given
-    /// out.
-    pub fn drop_held(&mut self) {
-        self.given_out(0);
     }
 
     /// [`Machine::take_settled`] inside a fenced block that is narrative,

@@ -84,7 +84,7 @@ use crate::config::Config;
 use crate::event::{
     push_merged, Action, ActionError, ActionId, ErrorKind, Event, EventRef, InvalidAction, Syntax,
 };
-use crate::utf8::{short_ascii, Utf8Decoder};
+use crate::utf8::{as_text, Utf8Decoder};
 
 mod block;
 mod dialect;
@@ -239,10 +239,8 @@ impl Parser {
         let rest = match self.d {
             Some(_) => text,
             None => {
-                if let Some(held) = self.m.held_line_decided(text) {
-                    f(EventRef::Narrative(held));
-                    self.m.drop_held();
-                }
+                self.m
+                    .lend_held_line(text, |held| f(EventRef::Narrative(held)));
                 let (settled, rest) = self.m.take_settled_rest(text);
                 if !settled.is_empty() {
                     f(EventRef::Narrative(settled));
@@ -276,10 +274,7 @@ impl Parser {
             if self.lane_armed() && self.lane_lend(Piece::Ascii(bytes), &mut f) {
                 return;
             }
-            if let Some(text) = short_ascii(bytes) {
-                return self.push_with(text, f);
-            }
-            if let Ok(text) = std::str::from_utf8(bytes) {
+            if let Some(text) = as_text(bytes) {
                 return self.push_with(text, f);
             }
         }
