@@ -15,6 +15,21 @@ struct Counting;
 
 thread_local! {
     static ALLOCS: Cell<usize> = const { Cell::new(0) };
+    /// Bytes this thread has allocated and not freed, and the most of
+    /// them since [`reset_peak`].
+    static LIVE: Cell<isize> = const { Cell::new(0) };
+    static PEAK: Cell<isize> = const { Cell::new(0) };
+}
+
+/// Starts a new peak at what is live now; returns it.
+fn reset_peak() -> isize {
+    let live = LIVE.with(Cell::get);
+    PEAK.with(|p| p.set(live));
+    live
+}
+
+fn peak() -> isize {
+    PEAK.with(Cell::get)
 }
 static ALLOCS_LOCK: std::sync::Mutex<()> = std::sync::Mutex::new(());
 
@@ -27,9 +42,14 @@ unsafe impl GlobalAlloc for Counting {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
         // `try_with`: a thread's own locals may be gone as it ends.
         let _ = ALLOCS.try_with(|n| n.set(n.get() + 1));
+        let _ = LIVE.try_with(|l| {
+            l.set(l.get() + layout.size() as isize);
+            let _ = PEAK.try_with(|p| p.set(p.get().max(l.get())));
+        });
         System.alloc(layout)
     }
     unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        let _ = LIVE.try_with(|l| l.set(l.get() - layout.size() as isize));
         System.dealloc(ptr, layout)
     }
 }
@@ -132,6 +152,66 @@ fn actions_come_through_the_borrowing_path_in_order() {
         );
         assert_eq!(got, whole, "{size}-byte pieces");
     }
+}
+
+/// A response of many kilobytes with a multi-byte character at every
+/// offset near each 1 KiB mark, and blocks across the marks: a long push is
+/// read in slices cut at character boundaries, and the slices give what
+/// any other cutting gives (the oracle: whole on both paths, every split,
+/// one byte at a time).
+#[test]
+fn a_long_push_read_in_slices_gives_what_every_cutting_gives() {
+    let _one = ALLOCS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let mut text = String::new();
+    let mut n = 0;
+    while text.len() < 5000 {
+        // Shifted by one byte a round, so a character of 2, 3 and 4 bytes
+        // falls across each mark at every offset.
+        text.push_str(&"a".repeat(n % 7));
+        text.push_str("é 😀 ✓ naïve prose\n");
+        text.push_str(&format!(
+            "```json\n{{\"action\": \"note\", \"text\": \"ü{n} 😀 {}\"}}\n```\n",
+            "x".repeat(n * 37 % 300)
+        ));
+        text.push_str(&format!(
+            "<action_call name=\"f{n}\">{{\"k\": \"✓\"}}</action_call>\n"
+        ));
+        n += 1;
+    }
+    let config = actionstream::Config::default();
+    let whole = actionstream::oracle::check(&config, &text);
+    let done = whole
+        .iter()
+        .filter(|e| matches!(e, actionstream::Event::ActionComplete(_)))
+        .count();
+    assert_eq!(done, 2 * n, "every block completes");
+}
+
+/// A whole push of a long action-heavy response holds a slice of it at a
+/// time, not all of it: the parser's own memory at its peak stays far
+/// below the response's length (the events lent are dropped as they go).
+#[test]
+fn a_long_push_is_held_a_slice_at_a_time() {
+    let _one = ALLOCS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let block = "Some prose before the call, a line of it.\n```json\n{\"action\": \"search\", \"query\": \"rust streaming parsers\", \"limit\": 10}\n```\n";
+    let blocks = (1 << 20) / block.len() + 1;
+    let text = block.repeat(blocks);
+    let mut parser = Parser::default();
+    let mut completed = 0;
+    let base = reset_peak();
+    parser.push_with(&text, |e| {
+        if let EventRef::Action(actionstream::Event::ActionComplete(_)) = e {
+            completed += 1;
+        }
+    });
+    let held = peak() - base;
+    parser.finish_with(|_| {});
+    assert_eq!(completed, blocks);
+    assert!(
+        held < 64 * 1024,
+        "a {} B push held {held} B at its peak",
+        text.len()
+    );
 }
 
 /// A long raw value in a dialect call (`glm`, `qwen3_coder`), argument
