@@ -314,7 +314,7 @@ fn throughput(targets: &mut Vec<(String, String, bool)>) {
 
     // -- serde_json floor -------------------------------------------------
     println!("\n### Against serde_json alone on the same blocks (whole input)\n");
-    println!("Like against like: the borrowing path drops each event once it is lent, as `serde_json::from_str` of each block drops its value at once (the target's floor); the collecting path keeps every event until the push ends, as serde_json keeping every value does.\n");
+    println!("Like against like: the borrowing path (`Parser::push_with`, on the text as one `&str`, as `serde_json::from_str` takes its blocks) drops each event once it is lent, as `serde_json::from_str` of each block drops its value at once (the target's floor); the collecting path (`Parser::push_bytes`) keeps every event until the push ends, as serde_json keeping every value does.\n");
     println!("| corpus | blocks | borrowing | serde_json::from_str of the blocks | ratio | collecting | serde_json, values kept | ratio |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|");
     for (name, text) in [("narrative-heavy", &narrative), ("action-heavy", &actions)] {
@@ -324,7 +324,7 @@ fn throughput(targets: &mut Vec<(String, String, bool)>) {
             9,
             &mut [
                 &mut || {
-                    std::hint::black_box(support::parse_chunked_borrowed(text.as_bytes(), 0));
+                    std::hint::black_box(support::parse_pieces_borrowed(&[text.as_str()]));
                 },
                 &mut || {
                     std::hint::black_box(support::serde_floor(&blocks));

@@ -12,7 +12,8 @@
 //!
 //! Modes: `ours` (the default) pushes the corpus whole; `ours4` in 4-byte
 //! chunks; `ours_with` pushes it whole through the borrowing path
-//! (`Parser::push_bytes_with`, each event dropped once lent); `narrative` pushes the narrative corpus whole, `narrative4` in
+//! (`Parser::push_bytes_with`, each event dropped once lent), `ours_with4`
+//! in 4-byte pieces; `narrative` pushes the narrative corpus whole, `narrative4` in
 //! 4-byte `&str` pieces through `Parser::push_with`; `serde` runs
 //! `serde_json::from_str` on the same blocks, as `bench_report` does (each
 //! value dropped at once); `serde_kept` keeps every value until all are
@@ -38,6 +39,7 @@ fn main() {
             "ours" => support::parse_chunked(actions.as_bytes(), 0),
             "ours4" => support::parse_chunked(actions.as_bytes(), 4),
             "ours_with" => support::parse_chunked_borrowed(actions.as_bytes(), 0),
+            "ours_with4" => support::parse_chunked_borrowed(actions.as_bytes(), 4),
             "narrative" => support::parse_chunked(narrative.as_bytes(), 0),
             "narrative4" => support::parse_pieces_borrowed(&pieces),
             "serde" => support::serde_floor(&blocks),
