@@ -13,7 +13,9 @@
 //! Modes: `ours` (the default) pushes the corpus whole; `ours4` in 4-byte
 //! chunks; `ours_with` pushes it whole through the borrowing path
 //! (`Parser::push_bytes_with`, each event dropped once lent), `ours_with4`
-//! in 4-byte pieces; `narrative` pushes the narrative corpus whole, `narrative4` in
+//! in 4-byte pieces; `tiny` pushes 1,000 blocks of `{"action": "x"}`,
+//! each after a line of prose, whole through the borrowing path (a
+//! block's own cost); `narrative` pushes the narrative corpus whole, `narrative4` in
 //! 4-byte `&str` pieces through `Parser::push_with`; `serde` runs
 //! `serde_json::from_str` on the same blocks, as `bench_report` does (each
 //! value dropped at once); `serde_kept` keeps every value until all are
@@ -33,12 +35,14 @@ fn main() {
     let narrative = support::narrative_corpus(100_000);
     let blocks = support::blocks(&actions);
     let pieces = support::str_pieces(&narrative, 4);
+    let tiny = "Some text.\n```json\n{\"action\": \"x\"}\n```\n".repeat(1000);
     let mut n = 0;
     for _ in 0..times {
         n += match mode.as_str() {
             "ours" => support::parse_chunked(actions.as_bytes(), 0),
             "ours4" => support::parse_chunked(actions.as_bytes(), 4),
             "ours_with" => support::parse_chunked_borrowed(actions.as_bytes(), 0),
+            "tiny" => support::parse_pieces_borrowed(&[tiny.as_str()]),
             "ours_with4" => support::parse_chunked_borrowed(actions.as_bytes(), 4),
             "narrative" => support::parse_chunked(narrative.as_bytes(), 0),
             "narrative4" => support::parse_pieces_borrowed(&pieces),

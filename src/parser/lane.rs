@@ -125,7 +125,7 @@ impl Parser {
                 Some((call, public)) if call == id => public,
                 _ => {
                     // Noted as streamed, as `publish` notes a delta.
-                    let public = match public.get_mut(&id) {
+                    let public = match public.get_mut(id) {
                         Some((public, streamed)) => {
                             *streamed = true;
                             *public

@@ -75,7 +75,6 @@
 //! completes (repair `missing closer`), any other block is invalid. After
 //! `finish`, the parser is empty and may be fed a new response.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use serde_json::Value;
@@ -93,6 +92,7 @@ mod ending;
 mod few;
 mod lane;
 mod machine;
+mod public;
 mod speculate;
 mod state;
 mod syntax;
@@ -101,6 +101,7 @@ use crate::dialect::compiled::Compiled;
 use emit::Emit;
 use ending::validate;
 use lane::{Dialects, Piece};
+use public::PublicIds;
 use state::{Machine, Shared, State};
 use syntax::Content;
 
@@ -132,7 +133,7 @@ pub struct Parser {
     ids: u64,
     /// Internal id → public id, for actions started and not yet ended, and
     /// whether the action has streamed argument pieces.
-    public: BTreeMap<u64, (ActionId, bool)>,
+    public: PublicIds,
     next_public: u64,
     scratch: Vec<Event>,
     /// Events published for the borrowing path, lent one by one, kept for
@@ -170,7 +171,7 @@ impl Parser {
             m: Machine::new(shared, 0, 0),
             utf8: Utf8Decoder::new(),
             ids: 0,
-            public: BTreeMap::new(),
+            public: PublicIds::default(),
             next_public: 0,
             scratch: Vec::new(),
             lent: Vec::new(),
@@ -514,11 +515,11 @@ impl Parser {
                 Event::ActionStarted { id, .. } => {
                     let public = ActionId(self.next_public);
                     self.next_public += 1;
-                    self.public.insert(id.0, (public, false));
+                    self.public.insert(id.0, public);
                     *id = public;
                 }
                 Event::ActionDelta { id, text } => {
-                    if let Some((public, _)) = self.public.get(&id.0) {
+                    if let Some((public, _)) = self.public.get_mut(id.0) {
                         *id = *public;
                     }
                     if let Some(Event::ActionDelta { id: prev, text: t }) = out.last_mut() {
@@ -529,7 +530,7 @@ impl Parser {
                     }
                 }
                 Event::ArgumentsDelta { id, json } => {
-                    let public = match self.public.get_mut(&id.0) {
+                    let public = match self.public.get_mut(id.0) {
                         Some((public, streamed)) => {
                             *streamed = true;
                             *public
@@ -557,7 +558,7 @@ impl Parser {
                     }
                     // Syntaxes that do not stream their arguments give them
                     // whole, as one piece, just before the end.
-                    if let Some((public, streamed)) = self.public.remove(&a.id.0) {
+                    if let Some((public, streamed)) = self.public.remove(a.id.0) {
                         if !streamed && self.m.shared.cfg.argument_deltas {
                             out.push(Event::ArgumentsDelta {
                                 id: public,
@@ -571,7 +572,7 @@ impl Parser {
                     if let Some(d) = &mut self.d {
                         d.action_ended();
                     }
-                    if let Some((public, _)) = self.public.remove(&a.id.0) {
+                    if let Some((public, _)) = self.public.remove(a.id.0) {
                         a.id = public;
                     }
                 }
