@@ -344,9 +344,17 @@ impl Machine {
     /// that `bytes` ends before deciding, leaves the context as it was.
     fn plain_line_at(&mut self, bytes: &[u8], at: usize) -> Option<usize> {
         let line = &bytes[at..];
-        if line.first().is_some_and(|&c| plain_line_start(c)) {
-            self.line.plain_line();
-            return Some(at);
+        match line.first() {
+            Some(&c) if plain_line_start(c) => {
+                self.line.plain_line();
+                return Some(at);
+            }
+            // What the probe would say, without making one: nothing of the
+            // line yet (undecided), or a blank line (no fence, and a blank
+            // line leaves the list context as it is: `not_a_fence`).
+            None => return None,
+            Some(b'\n') => return Some(at),
+            Some(_) => {}
         }
         let mut probe = self.line.fence_probe();
         match step_line_start(&mut probe, line, 0) {

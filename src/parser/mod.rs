@@ -237,6 +237,16 @@ impl Parser {
         if self.lane_armed() && self.lane_lend(Piece::Text(text), &mut f) {
             return;
         }
+        // Inside a block: nothing of `text` is settled before the machine
+        // reads it (`take_settled_rest` would say so, after a look at the
+        // state and the held line), and a piece this short is one slice.
+        // Measured on the action-heavy corpus in 4-byte pieces: 5% less
+        // time (`examples/whole_parse ours_with4`).
+        if self.d.is_none() && self.m.in_block() && !text.is_empty() && text.len() <= SLICE {
+            self.feed(text, true);
+            self.lend(&mut f);
+            return;
+        }
         let rest = match self.d {
             Some(_) => text,
             None => {
