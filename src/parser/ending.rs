@@ -179,7 +179,7 @@ impl Machine {
         };
         let shared = self.shared.clone();
         let cfg = &shared.cfg;
-        let discriminators = shared.cfg.discriminators.clone();
+        let discriminators: &[String] = &shared.cfg.discriminators;
         // Each action: (slot id, name, result).
         let mut actions: Few<(Option<u64>, Option<String>, Shaped)> = Few::new();
         let mut repairs: Vec<(RepairKind, usize)> = Vec::new();
@@ -216,7 +216,7 @@ impl Machine {
                     }
                     (None, Err(e)) => actions.push((None, None, Err(vec![e]))),
                     (None, Ok(obj)) => {
-                        let items = shape::unwrap_wrapper(obj, &discriminators);
+                        let items = shape::unwrap_wrapper(obj, discriminators);
                         if items.is_empty() {
                             actions.push((None, None, Err(vec![no_action()])));
                         }
@@ -224,7 +224,7 @@ impl Machine {
                             let (namer, named) = match &item {
                                 Value::Object(o) => {
                                     let (namer, named) =
-                                        name_object(o, Naming::Action, &discriminators);
+                                        name_object(o, Naming::Action, discriminators);
                                     (namer.name_alone(), named)
                                 }
                                 _ => (true, None),
@@ -236,7 +236,7 @@ impl Machine {
                                 false,
                                 &[],
                                 cfg,
-                                &discriminators,
+                                discriminators,
                             );
                             actions.push((None, named.map(|(_, n)| n), result));
                         }
@@ -264,7 +264,7 @@ impl Machine {
                             slot.no_discriminator_key(),
                             slot.args_at(),
                             cfg,
-                            &discriminators,
+                            discriminators,
                         );
                         actions.push((id, slot.take_name(), result));
                     }
@@ -313,14 +313,28 @@ impl Machine {
             }
         }
         let last = actions.len().saturating_sub(1);
+        // The block's tag, attributes, raw text and repairs go to its last
+        // event, copies (shared counts) to any before it: most blocks hold
+        // one action, which takes them as they are.
+        let (mut raw, mut block_repairs) = (Some(raw), Some(block_repairs));
         for (i, (id, name, result)) in actions.into_iter().enumerate() {
             let id = id.unwrap_or_default();
-            // The block's tag goes to its last event, not a copy of it.
-            let tag = if i == last {
-                std::mem::take(&mut b.tag)
+            let (tag, attributes, raw, repairs) = if i == last {
+                (
+                    std::mem::take(&mut b.tag),
+                    std::mem::take(&mut b.attrs),
+                    raw.take(),
+                    block_repairs.take(),
+                )
             } else {
-                b.tag.clone()
+                (
+                    b.tag.clone(),
+                    b.attrs.clone(),
+                    raw.clone(),
+                    block_repairs.clone(),
+                )
             };
+            let raw = raw.unwrap_or_default();
             emit.push(match (name, result) {
                 (Some(name), Ok((arguments, _))) => Event::ActionComplete(Box::new(Action {
                     id: ActionId(id),
@@ -328,10 +342,10 @@ impl Machine {
                     arguments,
                     syntax: b.syntax,
                     tag,
-                    attributes: b.attrs.clone(),
-                    raw: raw.clone(),
+                    attributes,
+                    raw,
                     span: Some(span),
-                    repairs: block_repairs.clone(),
+                    repairs: repairs.unwrap_or_default(),
                 })),
                 (name, result) => Event::ActionInvalid(Box::new(InvalidAction {
                     id: ActionId(id),
@@ -345,7 +359,7 @@ impl Machine {
                     }),
                     syntax: b.syntax,
                     tag,
-                    raw: raw.clone(),
+                    raw,
                     span: Some(span),
                 })),
             });
