@@ -615,3 +615,19 @@ fn a_held_line_start_is_read_as_text_when_it_opens_no_fence() {
         "Intro\n``x <action_call>{\"action\": \"a\"}</action_call> ``\n- item\n   two\n1. "
     ));
 }
+
+/// A blank line inside a list item keeps the item open: a fence indented
+/// to the item's content after it is an opener, as CommonMark reads it
+/// (four spaces under `1. ` is the item's content plus one; without the
+/// item it would be indented code). And a line under no item indented as
+/// deep is not an opener. Through the oracle, so the blank line is cut at
+/// every byte, held or read straight from the push.
+#[test]
+fn a_blank_line_keeps_the_list_item_a_fence_stands_in() {
+    let in_item = "Plan:\n\n1. Search first.\n\n    ```json\n    {\"action\": \"search\", \"q\": \"rust\"}\n    ```\n\nDone.\n";
+    let got = complete(in_item);
+    assert_eq!(got.len(), 1, "{:?}", parse(in_item));
+    assert_eq!(got[0].name, "search");
+    let no_item = "Plan:\n\nSearch first.\n\n    ```json\n    {\"action\": \"search\", \"q\": \"rust\"}\n    ```\n\nDone.\n";
+    assert!(complete(no_item).is_empty(), "{:?}", parse(no_item));
+}
