@@ -20,6 +20,7 @@ use std::collections::BTreeSet;
 
 use crate::chunking::random_chunks;
 use crate::event::push_merged;
+use crate::utf8::floor_boundary;
 use crate::{Config, Event, Parser};
 
 /// Inputs longer than this are split at a spread of points, not all.
@@ -310,10 +311,7 @@ pub fn assert_argument_deltas(events: &[Event]) {
 /// that cuts it short, where one ends within the block limit; else up to
 /// the limit (or the end of the text).
 fn harmony_header_len(rest: &str, limit: usize) -> usize {
-    let mut lim = rest.len().min(limit);
-    while !rest.is_char_boundary(lim) {
-        lim -= 1;
-    }
+    let lim = floor_boundary(rest, limit);
     let opener = if rest.starts_with("<|start|>") { 9 } else { 11 };
     let first = [
         ("<|message|>", true),

@@ -34,6 +34,19 @@ pub(crate) fn short_ascii(bytes: &[u8]) -> Option<&str> {
     Some(unsafe { std::str::from_utf8_unchecked(bytes) })
 }
 
+/// The last character boundary of `text` at or before `at` (its length,
+/// past the end): where a cut must fall so both sides stay text.
+///
+/// Hand-written: `str::floor_char_boundary` needs Rust 1.91, above the
+/// crate's `rust-version`.
+pub(crate) fn floor_boundary(text: &str, at: usize) -> usize {
+    let mut at = at.min(text.len());
+    while !text.is_char_boundary(at) {
+        at -= 1;
+    }
+    at
+}
+
 /// `bytes` as text if they are UTF-8: [`short_ascii`] first, then
 /// `std::str::from_utf8`.
 #[inline]

@@ -74,6 +74,7 @@ use serde_json::{Number, Value};
 use crate::event::RepairKind;
 use crate::scan::json::JsonScanner;
 use crate::scan::naming::Naming;
+use crate::utf8::floor_boundary;
 
 /// What a property's schema says a value is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -380,11 +381,7 @@ pub(crate) fn streams_as_string(ty: ValueType, prefix: &str) -> Option<bool> {
         ValueType::Untyped => {}
         _ => return Some(false),
     }
-    let mut end = prefix.len().min(LOOKAHEAD);
-    while !prefix.is_char_boundary(end) {
-        end -= 1;
-    }
-    let head = &prefix[..end];
+    let head = &prefix[..floor_boundary(prefix, LOOKAHEAD)];
     let long = prefix.len() > LOOKAHEAD;
     let undecided = if long { Some(false) } else { None };
     let Some(first) = head.trim_start().bytes().next() else {

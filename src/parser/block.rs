@@ -9,6 +9,7 @@ use super::syntax::{Closer, Content};
 use crate::event::{ActionError, ActionId, ErrorKind, Event};
 use crate::scan::fence::{CloseProbe, Probe};
 use crate::scan::tag::{find_closer, Found};
+use crate::utf8::floor_boundary;
 
 /// The least buffered block text worth looking ahead through for the
 /// lines that cannot close the fence (see `fence_content`).
@@ -136,11 +137,7 @@ impl Machine {
     /// The offset past which the block is over its size limit.
     fn limit_end(&self) -> usize {
         let from = self.start - self.base;
-        let mut at = (from + self.shared.cfg.max_block_bytes).min(self.buf.len());
-        while !self.buf.is_char_boundary(at) {
-            at -= 1;
-        }
-        self.base + at
+        self.base + floor_boundary(&self.buf, from + self.shared.cfg.max_block_bytes)
     }
 
     fn block_step(&mut self, b: &mut Block, emit: &mut Emit<'_>) -> Flow {

@@ -16,6 +16,7 @@ use crate::event::{
 use crate::scan::json::JsonScanner;
 use crate::scan::naming::{name_object, NameKey, Naming};
 use crate::shape;
+use crate::utf8::floor_boundary;
 use crate::validate::type_name;
 
 /// Repairs found while shaping an action: kind and offset in the content.
@@ -531,10 +532,7 @@ impl<'a> LineWalk<'a> {
 
     /// Line and column (from 1) of byte `at`, which is not before the last.
     pub(super) fn to(&mut self, at: usize) -> (usize, usize) {
-        let mut at = at.min(self.text.len()).max(self.pos);
-        while !self.text.is_char_boundary(at) {
-            at -= 1;
-        }
+        let at = floor_boundary(self.text, at.max(self.pos));
         let seg = &self.text[self.pos.min(at)..at];
         match seg.rfind('\n') {
             Some(i) => {

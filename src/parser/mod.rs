@@ -83,7 +83,7 @@ use crate::config::Config;
 use crate::event::{
     push_merged, Action, ActionError, ActionId, ErrorKind, Event, EventRef, InvalidAction, Syntax,
 };
-use crate::utf8::{as_text, Utf8Decoder};
+use crate::utf8::{as_text, floor_boundary, Utf8Decoder};
 
 mod block;
 mod dialect;
@@ -639,11 +639,7 @@ fn slices(text: &str) -> impl Iterator<Item = &str> {
         if rest.is_empty() {
             return None;
         }
-        let mut cut = rest.len().min(SLICE);
-        while !rest.is_char_boundary(cut) {
-            cut -= 1;
-        }
-        let (slice, after) = rest.split_at(cut);
+        let (slice, after) = rest.split_at(floor_boundary(rest, SLICE));
         rest = after;
         Some(slice)
     })

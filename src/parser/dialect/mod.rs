@@ -59,6 +59,7 @@ use crate::scan::markers::MarkerState;
 mod section;
 
 use crate::dialect::compiled::{Compiled, HeaderMark, Inner, Outer, Roles};
+use crate::utf8::floor_boundary;
 use section::Sec;
 
 /// Where the dialect machine is.
@@ -140,13 +141,7 @@ impl DialectMachine {
     fn end(&self) -> usize {
         let end = self.base + self.buf.len();
         match self.cap {
-            Some(cap) if cap < end => {
-                let mut at = cap - self.base;
-                while !self.buf.is_char_boundary(at) {
-                    at -= 1;
-                }
-                self.base + at
-            }
+            Some(cap) if cap < end => self.base + floor_boundary(&self.buf, cap - self.base),
             _ => end,
         }
     }
