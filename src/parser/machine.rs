@@ -675,7 +675,7 @@ enum Stop {
 /// line context (inline code, the backtick run that may go on) and stops
 /// where the machine must leave the text state. The one rule for narrative,
 /// used on the buffer and, by the borrowing path, on pushed text.
-#[inline]
+#[inline(always)]
 fn scan_text(line: &mut LineContext, tag_first: &[u64; 4], bytes: &[u8]) -> Stop {
     let mut i = 0;
     // A backtick run cut by the last push may continue.
