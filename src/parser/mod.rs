@@ -326,11 +326,17 @@ impl Parser {
         }
     }
 
-    /// Publishes what waits in `scratch` and lends each event to `f`.
+    /// Publishes what waits in `scratch` and lends each event to `f`. Most
+    /// pushes inside a block make no event: the test for one is inlined,
+    /// the work is not.
+    #[inline]
     fn lend(&mut self, f: &mut dyn FnMut(EventRef<'_>)) {
-        if self.scratch.is_empty() {
-            return;
+        if !self.scratch.is_empty() {
+            self.lend_waiting(f);
         }
+    }
+
+    fn lend_waiting(&mut self, f: &mut dyn FnMut(EventRef<'_>)) {
         let mut lent = std::mem::take(&mut self.lent);
         self.publish(&mut lent);
         lend_each(&mut lent, f);
