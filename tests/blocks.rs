@@ -631,3 +631,85 @@ fn a_blank_line_keeps_the_list_item_a_fence_stands_in() {
     let no_item = "Plan:\n\nSearch first.\n\n    ```json\n    {\"action\": \"search\", \"q\": \"rust\"}\n    ```\n\nDone.\n";
     assert!(complete(no_item).is_empty(), "{:?}", parse(no_item));
 }
+
+/// A long string value goes through the lane that keeps its bytes with no
+/// reading beyond them (`Machine::string_lane`) wherever a push falls
+/// wholly inside it; everywhere else the block is read byte by byte. These
+/// cases sit on the lane's edges, each through the oracle (so every cut of
+/// each string is a push the lane takes or declines): a `<` and a closer's
+/// look-alike inside a tag block's string, escapes and a multibyte
+/// character, a raw line end (repaired) and a line that looks like a
+/// closer inside a fence's string, a block still undecided (its action key
+/// last), the size limit crossed mid-string, and action deltas on (the
+/// lane stands aside, every byte of the string is streamed).
+#[test]
+fn a_long_string_value_reads_the_same_through_the_string_lane() {
+    let long = "word ".repeat(40);
+    let input = format!(
+        concat!(
+            "<action_call>{{\"action\": \"write\", \"body\": \"{long}a < b </action_ \\\"q\\\" \\\\ é {long}\"}}</action_call>\n",
+            "```json\n{{\"action\": \"note\", \"text\": \"{long}\n```\n{long}\"}}\n```\n",
+            "```json\n{{\"text\": \"{long}\", \"action\": \"last\"}}\n```\n",
+            // The tag's closer inside a string that never ends: the block
+            // ends at that closer, and what follows is narrative.
+            "<action_call>{{\"action\": \"cut\", \"body\": \"{long}</action_call>{long}Done.\n"
+        ),
+        long = long
+    );
+    let e = parse(&input);
+    let done = completed(&e);
+    assert_eq!(done.len(), 3, "{:?}", summary(&e));
+    assert!(
+        done[0].starts_with("write:{\"body\":\"word word"),
+        "{}",
+        done[0]
+    );
+    assert!(
+        done[0].contains(r#"a < b </action_ \"q\" \\ é word"#),
+        "{}",
+        done[0]
+    );
+    assert!(done[1].contains(r#"word \n```\nword"#), "{}", done[1]);
+    assert!(done[2].starts_with("last:{\"text\":\"word"), "{}", done[2]);
+    assert!(invalid(&e)[0].starts_with("cut:"), "{:?}", summary(&e));
+    assert!(narrative(&e).ends_with("word Done.\n"), "{:?}", summary(&e));
+
+    // The limit falls inside the first string: that block is cut off there.
+    let limited = parse_with(&Config::default().max_block_bytes(150), &input);
+    assert!(
+        invalid(&limited)[0].starts_with("write:"),
+        "{:?}",
+        summary(&limited)
+    );
+
+    // With deltas on, the string's bytes are all streamed, in order.
+    let deltas = parse_with(&Config::default().action_deltas(true), &input);
+    assert_eq!(completed(&deltas), done);
+    let streamed: String = deltas
+        .iter()
+        .filter_map(|e| match e {
+            actionstream::Event::ActionDelta { id, text } if id.0 == 0 => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        streamed.contains(r#"a < b </action_ \"q\" \\ é"#),
+        "{streamed}"
+    );
+
+    // And each piece of the string is streamed in the push that brings it.
+    let mut parser = actionstream::Parser::new(Config::default().action_deltas(true));
+    let mut out = Vec::new();
+    parser.push(
+        "<action_call>{\"action\": \"w\", \"body\": \"one ",
+        &mut out,
+    );
+    for piece in ["two ", "three"] {
+        out.clear();
+        parser.push(piece, &mut out);
+        assert!(
+            matches!(&out[..], [actionstream::Event::ActionDelta { text, .. }] if text == piece),
+            "{out:?}"
+        );
+    }
+}

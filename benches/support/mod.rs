@@ -187,6 +187,20 @@ pub fn action_corpus(size: usize) -> String {
     out
 }
 
+/// One action whose one argument is a string of about `size` bytes (a
+/// file being written, a long message): what a push inside a long string
+/// value costs.
+pub fn long_string_corpus(size: usize) -> String {
+    let mut rng = Rng::new(3);
+    let mut out = String::from("Writing it now.\n```json\n{\"action\": \"write_file\", \"path\": \"notes.md\", \"content\": \"");
+    while out.len() < size {
+        out.push_str(pick(&mut rng, WORDS));
+        out.push(' ');
+    }
+    out.push_str("\"}\n```\nDone.\n");
+    out
+}
+
 /// Parses `text` pushed in `chunk`-byte pieces (0: whole); returns the
 /// number of events, so the work cannot be optimised away.
 pub fn parse_chunked(text: &[u8], chunk: usize) -> usize {

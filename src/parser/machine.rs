@@ -48,6 +48,9 @@ impl Machine {
     /// Runs the machine over `text`, which [`Machine::take_settled`] has
     /// just declined (the borrowing path asks it first): not asked again.
     pub fn push_unsettled(&mut self, text: &str, emit: &mut Emit<'_>) {
+        if self.string_lane(text) {
+            return;
+        }
         self.buf.push_str(text);
         match self.block_lane(text, emit) {
             None | Some(Flow::Go) => self.run(emit),
@@ -97,6 +100,14 @@ impl Machine {
             State::Block(_) | State::Detached => self.start,
         };
         self.emit_narrative_to(keep_from, emit);
+        self.drop_dead();
+    }
+
+    /// Drops the buffered text before `start` (given out, or read and
+    /// passed) once it is half the buffer: the buffer does not grow with
+    /// what is done, and is not moved for every few bytes.
+    #[inline]
+    pub fn drop_dead(&mut self) {
         let dead = self.start - self.base;
         if dead > 0 && dead >= self.buf.len() / 2 {
             self.buf.drain(..dead);

@@ -22,7 +22,66 @@ const SHORT_STRING: usize = 24;
 /// instructions than at 24 or 64, and as few as at 4096).
 const WORD_STRING: usize = 128;
 
+/// How many of `hay`'s first bytes a string reads as plain text: up to its
+/// closing quote (`'` too, for a Python string), an escape, or a raw
+/// control byte. The one rule for both [`JsonScanner::string_run`] and
+/// [`JsonScanner::take_string_piece`].
+#[inline]
+fn plain_run(hay: &[u8], py: bool) -> usize {
+    // A short run (a small piece, the end of a string) is looked at byte
+    // by byte, for all the bytes that stop it at once: `memchr`'s set-up
+    // costs more than that.
+    if hay.len() < SHORT_STRING {
+        return hay
+            .iter()
+            .position(|&b| b == b'"' || b == b'\\' || b < 0x20 || (py && b == b'\''))
+            .unwrap_or(hay.len());
+    }
+    let stop = if py {
+        memchr::memchr3(b'\'', b'"', b'\\', hay)
+    } else {
+        memchr::memchr2(b'"', b'\\', hay)
+    }
+    .unwrap_or(hay.len());
+    // Control bytes are rare: test the run without stopping early (this
+    // vectorises), then find the first.
+    if hay[..stop].iter().fold(false, |c, &b| c | (b < 0x20)) {
+        hay[..stop].iter().position(|&b| b < 0x20).unwrap_or(stop)
+    } else {
+        stop
+    }
+}
+
 impl JsonScanner {
+    /// Takes all of `text` if it is the middle of a JSON string: the
+    /// scanner is inside one (no escape begun, nothing broken, no name
+    /// waiting to be handed out) and `text` is plain string bytes to its
+    /// end. Then the scanner is where [`JsonScanner::feed`] would leave it
+    /// (the bytes kept in `out` as a string cut at a piece's end, the
+    /// offset moved on), with none of its loop; otherwise nothing changes
+    /// and `false` says so. For a lane through a long string value (the
+    /// parser's `Machine::string_lane`).
+    #[inline]
+    pub fn take_string_piece(&mut self, text: &str) -> bool {
+        let Tok::Str { esc: Esc::None, .. } = self.tok else {
+            return false;
+        };
+        if self.error.is_some()
+            || !self.named.is_empty()
+            || plain_run(text.as_bytes(), false) != text.len()
+        {
+            return false;
+        }
+        // What `scan` sets at a piece's start, and what `string_run` does
+        // with a string cut at its end.
+        self.just_done = false;
+        self.str_from = usize::MAX;
+        self.num_from = 0;
+        self.out.push_str(text);
+        self.pos += text.len();
+        true
+    }
+
     /// Reads the tokens of an open container from `i` in one loop: white
     /// space, keys, `:` and `,`, brackets, strings and numbers whole in
     /// `text` with nothing to repair. Anything else (a literal, a comment,
@@ -143,26 +202,7 @@ impl JsonScanner {
         py: bool,
     ) -> Result<usize, (usize, String)> {
         let bytes = text.as_bytes();
-        let hay = &bytes[i..];
-        // A short run (a small piece, the end of a string) is looked at byte
-        // by byte: `memchr`'s set-up costs more than that.
-        let stop = if hay.len() < SHORT_STRING {
-            hay.iter()
-                .position(|&b| b == b'"' || b == b'\\' || (py && b == b'\''))
-        } else if py {
-            memchr::memchr3(b'\'', b'"', b'\\', hay)
-        } else {
-            memchr::memchr2(b'"', b'\\', hay)
-        }
-        .unwrap_or(hay.len());
-        // Control bytes are rare: test the run without stopping early (this
-        // vectorises), then find the first.
-        let run = if hay[..stop].iter().fold(false, |c, &b| c | (b < 0x20)) {
-            hay[..stop].iter().position(|&b| b < 0x20).unwrap_or(stop)
-        } else {
-            stop
-        };
-        let end = i + run;
+        let end = i + plain_run(&bytes[i..], py);
         let Some(&b) = bytes.get(end) else {
             // Cut at the end of the piece: keep what was read.
             self.out.push_str(&text[i..end]);
