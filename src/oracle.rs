@@ -1,8 +1,9 @@
 //! The every-chunking oracle: the checks that the test suite, the property
 //! tests and the fuzz targets share.
 //!
-//! [`check`] parses one input whole, one byte at a time, at every two-way
-//! split (or a spread of them, for long inputs) and at random splits,
+//! [`check`] parses one input whole, one byte at a time, in token-sized
+//! pieces (3 and 4 bytes), at every two-way split (or a spread of them,
+//! for long inputs) and at random splits,
 //! through both push paths (collecting and borrowing); it
 //! merges adjacent narrative (and reasoning) and asserts that every run gives
 //! the same events, that narrative, reasoning and block raws give back the
@@ -111,6 +112,14 @@ pub fn check_bytes(config: &Config, bytes: &[u8]) -> Vec<Event> {
     assert_same(&whole, &borrowed, "one byte at a time, borrowing path");
     let borrowed = run_chunks_borrowed(config, [bytes]);
     assert_same(&whole, &borrowed, "whole, borrowing path");
+    // Token-sized pieces, as a model streams them: a piece that holds a
+    // special byte and more (a line end and the next line's first bytes,
+    // a backtick inside a word) is read by the short-push paths, which one
+    // byte at a time never reaches.
+    let tokens = run_chunks_borrowed(config, bytes.chunks(4));
+    assert_same(&whole, &tokens, "4-byte pieces, borrowing path");
+    let tokens = run_chunks(config, bytes.chunks(3));
+    assert_same(&whole, &tokens, "3-byte pieces");
 
     let splits: Vec<usize> = if bytes.len() <= ALL_SPLITS_UP_TO {
         (1..bytes.len()).collect()
