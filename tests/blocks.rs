@@ -713,3 +713,19 @@ fn a_long_string_value_reads_the_same_through_the_string_lane() {
         );
     }
 }
+
+/// A plain line ends the list item above it, however the pushes cut it:
+/// a fence indented four spaces after it is indented code, not an opener
+/// (under the item it would be one). Shifted by one to three bytes so
+/// that a token-sized piece holds the line end and the plain line's first
+/// byte, which the short-push path reads without the machine.
+#[test]
+fn a_plain_line_ends_the_list_item_in_any_piece() {
+    for shift in ["", "a", "ab", "abc"] {
+        let input =
+            format!("{shift}\n1. item\nPlain.\n    ```json\n    {{\"action\": \"x\"}}\n    ```\n");
+        assert!(complete(&input).is_empty(), "{:?}", parse(&input));
+    }
+    let in_item = "1. item\n\n    ```json\n    {\"action\": \"x\"}\n    ```\n";
+    assert_eq!(complete(in_item).len(), 1);
+}

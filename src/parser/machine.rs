@@ -10,7 +10,7 @@ use crate::config::Config;
 use crate::event::Syntax;
 use crate::scan::fence::{CloseProbe, Fence, OpenProbe, Probe};
 use crate::scan::json::JsonScanner;
-use crate::scan::line::{plain_line_start, LineContext};
+use crate::scan::line::{opening, plain_line_start, LineContext, Opening};
 use crate::scan::naming::Naming;
 use crate::scan::tag::{find_closer, Found, TagProbe, MAX_OPENER};
 
@@ -198,9 +198,71 @@ impl Machine {
                 self.state = State::Text;
                 self.prose = Prose::MidLine;
             }
+            // Special bytes mid-line: the ones read here without the
+            // machine (out of line: the hot push stays small).
+            Prose::MidLine => return self.take_prose_stops(bytes),
             _ => return false,
         }
         self.given_out(text.len());
+        true
+    }
+
+    /// [`Machine::take_prose`] for prose mid-line with special bytes, when
+    /// they are the common ones of a token: backticks alone (inline code),
+    /// or line ends alone, each opening a line its first byte decides (a
+    /// plain line, a blank line, or the end of `bytes`). The rules are
+    /// those of [`scan_text`] and [`Machine::take_settled_stop`]: a
+    /// backtick run through [`LineContext::backtick_run`], a line start
+    /// through [`opening`]. Anything else (a `<`, both kinds at once, a
+    /// line the fence probe must read) is left to the machine, with nothing
+    /// changed.
+    #[inline(never)]
+    fn take_prose_stops(&mut self, bytes: &[u8]) -> bool {
+        // A token's bytes, one pass: which special bytes it holds.
+        if bytes.len() > 16 {
+            return false;
+        }
+        let kinds = bytes.iter().fold(0, |k, &b| k | KIND[usize::from(b)]);
+        if kinds == TICK {
+            let mut i = 0;
+            while let Some(j) = bytes[i..].iter().position(|&b| b == b'`') {
+                i = self.line.backtick_run(bytes, i + j);
+            }
+            self.given_out(bytes.len());
+            // A run at the end may go on: the machine reads the next push
+            // (no prose cached).
+            if self.line.run != 0 {
+                self.prose = Prose::No;
+            }
+            return true;
+        }
+        if kinds != LINE_END {
+            return false;
+        }
+        // Read on a copy of the line context: a line only the probe can
+        // decide leaves the machine as it was.
+        let mut line = self.line;
+        for (j, &b) in bytes.iter().enumerate() {
+            if b == b'\n' {
+                line.new_line();
+                match opening(bytes.get(j + 1).copied()) {
+                    Opening::Plain => line.plain_line(),
+                    Opening::Probe => return false,
+                    Opening::Blank | Opening::Unread => {}
+                }
+            }
+        }
+        self.line = line;
+        self.given_out(bytes.len());
+        if bytes.last() == Some(&b'\n') {
+            // A line begun by the push's last byte, nothing of it read:
+            // held open, as `take_settled_stop` leaves it.
+            self.state = State::LineStart {
+                probe: self.line.fence_probe(),
+                from: self.start,
+            };
+            self.prose = Prose::LineStart;
+        }
         true
     }
 
@@ -355,17 +417,16 @@ impl Machine {
     /// that `bytes` ends before deciding, leaves the context as it was.
     fn plain_line_at(&mut self, bytes: &[u8], at: usize) -> Option<usize> {
         let line = &bytes[at..];
-        match line.first() {
-            Some(&c) if plain_line_start(c) => {
+        // What the probe would say, without making one, where the first
+        // byte decides it.
+        match opening(line.first().copied()) {
+            Opening::Plain => {
                 self.line.plain_line();
                 return Some(at);
             }
-            // What the probe would say, without making one: nothing of the
-            // line yet (undecided), or a blank line (no fence, and a blank
-            // line leaves the list context as it is: `not_a_fence`).
-            None => return None,
-            Some(b'\n') => return Some(at),
-            Some(_) => {}
+            Opening::Unread => return None,
+            Opening::Blank => return Some(at),
+            Opening::Probe => {}
         }
         let mut probe = self.line.fence_probe();
         match step_line_start(&mut probe, line, 0) {
@@ -718,13 +779,10 @@ fn scan_text(line: &mut LineContext, tag_first: &[u64; 4], bytes: &[u8]) -> Stop
                 return Stop::LineStart(i);
             }
             b'`' => {
-                let run = bytes[at..].iter().take_while(|&&b| b == b'`').count();
-                i = at + run;
-                line.run = run;
+                i = line.backtick_run(bytes, at);
                 if i == bytes.len() {
                     return Stop::End;
                 }
-                line.end_run();
             }
             _ => {
                 i = at + 1;
@@ -801,6 +859,21 @@ fn has_special(bytes: &[u8]) -> bool {
     }
     bytes.iter().any(|&b| SPECIAL[usize::from(b)])
 }
+
+/// [`KIND`] of a line end.
+const LINE_END: u8 = 1;
+/// [`KIND`] of a backtick.
+const TICK: u8 = 2;
+
+/// The special bytes by kind ([`Machine::take_prose_stops`]): a line end,
+/// a backtick, a `<` (4); 0 for every other byte.
+static KIND: [u8; 256] = {
+    let mut t = [0; 256];
+    t[b'\n' as usize] = LINE_END;
+    t[b'`' as usize] = TICK;
+    t[b'<' as usize] = 4;
+    t
+};
 
 /// The bytes [`find_special`] looks for, as a table.
 static SPECIAL: [bool; 256] = {

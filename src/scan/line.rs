@@ -41,6 +41,22 @@ impl LineContext {
         }
     }
 
+    /// A backtick run begins at `bytes[at]`: counts it and, if `bytes` go
+    /// on after it, ends it ([`LineContext::end_run`]); a run that reaches
+    /// the end of `bytes` may go on in the next push, and stays counted.
+    /// Returns the offset just past the run. The one rule for a backtick
+    /// mid-line, for the narrative scan and the inline-code push.
+    #[inline]
+    pub fn backtick_run(&mut self, bytes: &[u8], at: usize) -> usize {
+        let run = bytes[at..].iter().take_while(|&&b| b == b'`').count();
+        self.run = run;
+        let end = at + run;
+        if end < bytes.len() {
+            self.end_run();
+        }
+        end
+    }
+
     /// Whether inline code is open on this line (a tag opener is then text).
     #[inline]
     pub fn in_code(&self) -> bool {
@@ -104,6 +120,33 @@ impl LineContext {
             list: self.list,
             ..LineContext::default()
         }
+    }
+}
+
+/// What a line's first byte says of it without a fence probe.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Opening {
+    /// Plain text: no fence, no list item ([`LineContext::plain_line`]).
+    Plain,
+    /// A blank line: no fence, and the list context stays as it is (what
+    /// [`LineContext::not_a_fence`] does with a blank line).
+    Blank,
+    /// Nothing of the line yet: undecided.
+    Unread,
+    /// Only the fence probe can tell.
+    Probe,
+}
+
+/// What the line whose first byte is `first` (none yet: `None`) opens, as
+/// far as that byte decides it. The one rule for a line start read with
+/// no probe.
+#[inline(always)]
+pub(crate) fn opening(first: Option<u8>) -> Opening {
+    match first {
+        Some(c) if plain_line_start(c) => Opening::Plain,
+        Some(b'\n') => Opening::Blank,
+        None => Opening::Unread,
+        Some(_) => Opening::Probe,
     }
 }
 
