@@ -28,7 +28,12 @@ impl JsonScanner {
         self.stack.push(Frame { obj, role });
         self.build.push(match role {
             Role::Slots | Role::Wrapper => Partial::Skip,
-            _ if obj => Partial::Obj(Map::new(), None),
+            // Room for four keys: the map's table then holds seven without
+            // growing (an empty one grows at one key and again at four),
+            // which covers most objects of a call. Counted with callgrind
+            // on the action-heavy corpus whole: 7.36 M → 7.19 M
+            // instructions (`examples/whole_parse ours_with`).
+            _ if obj => Partial::Obj(Map::with_capacity(4), None),
             _ => Partial::Arr(Vec::new()),
         });
         self.put(if obj { '{' } else { '[' });
