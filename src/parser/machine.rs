@@ -185,7 +185,10 @@ impl Machine {
     /// or at a line start that `text` begins as a plain line, and no byte
     /// in `text` that could end it. Then all of `text` is narrative, given
     /// out, and the machine is in prose mid-line. The rules are those of
-    /// [`Machine::take_settled_stop`], for text that stops nowhere.
+    /// [`Machine::take_settled_stop`], for text that stops nowhere. A
+    /// short push mid-line whose special bytes are a token's common ones
+    /// goes to [`Machine::take_prose_stops`], which may leave the machine
+    /// at a line start or in inline code. Returns whether `text` was taken.
     #[inline(always)]
     pub fn take_prose(&mut self, text: &str) -> bool {
         let bytes = text.as_bytes();
