@@ -640,8 +640,8 @@ fn a_blank_line_keeps_the_list_item_a_fence_stands_in() {
 /// look-alike inside a tag block's string, escapes and a multibyte
 /// character, a raw line end (repaired) and a line that looks like a
 /// closer inside a fence's string, a block still undecided (its action key
-/// last), the size limit crossed mid-string, and action deltas on (the
-/// lane stands aside, every byte of the string is streamed).
+/// last), the size limit crossed mid-string, and action deltas on (each
+/// piece the lane takes goes out as the action's delta, in its push).
 #[test]
 fn a_long_string_value_reads_the_same_through_the_string_lane() {
     let long = "word ".repeat(40);

@@ -135,25 +135,26 @@ impl Machine {
     }
 
     /// The lane through a long string value: `text` is the middle of a
-    /// JSON string in a block that streams no deltas, so all a push does
-    /// is keep its bytes (the block's raw text, the string so far) and move
-    /// on. [`Machine::block_lane`] would read it so: no closer can stand in
-    /// `text` (no `<` for a tag, no line end for a fence, whose closer
-    /// probe is idle mid-line), the scanner takes it whole as plain string
-    /// bytes ([`JsonScanner::take_string_piece`]), nothing is named, no
-    /// delta is due, and the block stays within its limit, with no shadow
-    /// and no first closer passed. Returns `false`, having changed nothing,
-    /// for any other push.
+    /// JSON string in a block, so all a push does is keep its bytes (the
+    /// block's raw text, the string so far), move on, and, with action
+    /// deltas on, send them as the action's delta. [`Machine::block_lane`]
+    /// would read it so: no closer can stand in `text` (no `<` for a tag,
+    /// no line end for a fence, whose closer probe is idle mid-line), the
+    /// scanner takes it whole as plain string bytes
+    /// ([`JsonScanner::take_string_piece`]), nothing is named, and the
+    /// block stays within its limit, with no shadow and no first closer
+    /// passed; what `after_feed` then does is the delta alone
+    /// ([`Machine::name_and_deliver`]). Returns `false`, having changed
+    /// nothing, for any other push.
     ///
     /// `bench_report`'s "one long string value" rows measure it: a 100 KB
     /// string value in 4-byte pieces took 28.5 ns a push before the lane,
     /// 15.5 ns with it; whole, 116 µs before, 63 µs with it (a whole push
     /// is read in slices, each of them a piece the lane takes).
     #[inline]
-    pub(super) fn string_lane(&mut self, text: &str) -> bool {
+    pub(super) fn string_lane(&mut self, text: &str, emit: &mut Emit<'_>) -> bool {
         let end = self.end();
         if self.pos != end
-            || self.shared.cfg.action_deltas
             || self.spec.shadow.is_some()
             || end + text.len() - self.start > self.shared.cfg.max_block_bytes
         {
@@ -185,6 +186,13 @@ impl Machine {
         }
         self.buf.push_str(text);
         self.pos = self.end();
+        if self.shared.cfg.action_deltas {
+            // Out of the state for the time of it, as `block_lane` takes it.
+            if let State::Block(mut b) = std::mem::replace(&mut self.state, State::Detached) {
+                self.name_and_deliver(&mut b, emit);
+                self.state = State::Block(b);
+            }
+        }
         self.drop_dead();
         true
     }
@@ -343,6 +351,21 @@ impl Machine {
                 return self.not_an_action_block(b, emit);
             }
         }
+        self.name_and_deliver(b, emit);
+        let Content::Json(scanner) = &b.content else {
+            return Flow::Go;
+        };
+        if let (Some(err), Some(_)) = (scanner.error().cloned(), &b.first) {
+            self.feed_shadow_to((b.content_start + err.offset).min(self.pos), emit);
+            let error = self.json_error(b, err.offset, &err.message);
+            return self.fail_at_first_closer(b, error, emit);
+        }
+        Flow::Go
+    }
+
+    /// Starts the actions whose names became certain and, with action
+    /// deltas on, sends what was scanned of the action in delivery.
+    fn name_and_deliver(&self, b: &mut Block, emit: &mut Emit<'_>) {
         let deltas = self.shared.cfg.action_deltas;
         if let Some(id) = b.attr_id {
             if let Content::Json(scanner) = &mut b.content {
@@ -357,15 +380,6 @@ impl Machine {
         } else {
             self.start_named(b, deltas, emit);
         }
-        let Content::Json(scanner) = &b.content else {
-            return Flow::Go;
-        };
-        if let (Some(err), Some(_)) = (scanner.error().cloned(), &b.first) {
-            self.feed_shadow_to((b.content_start + err.offset).min(self.pos), emit);
-            let error = self.json_error(b, err.offset, &err.message);
-            return self.fail_at_first_closer(b, error, emit);
-        }
-        Flow::Go
     }
 
     /// Starts the actions whose names became certain, delivering deltas.

@@ -48,7 +48,7 @@ impl Machine {
     /// Runs the machine over `text`, which [`Machine::take_settled`] has
     /// just declined (the borrowing path asks it first): not asked again.
     pub fn push_unsettled(&mut self, text: &str, emit: &mut Emit<'_>) {
-        if self.string_lane(text) {
+        if self.string_lane(text, emit) {
             return;
         }
         self.buf.push_str(text);
