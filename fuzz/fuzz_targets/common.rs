@@ -4,13 +4,15 @@
 use actionstream::{oracle, Config, Event};
 
 /// One of a few configurations, chosen by a fuzzed byte: the defaults,
-/// strict mode, a tiny block limit, a shallow depth limit, extra tags.
+/// strict mode, a tiny block limit, a shallow depth limit, action deltas
+/// streamed, extra tags.
 pub fn config(pick: u8) -> Config {
-    match pick % 5 {
+    match pick % 6 {
         0 => Config::default(),
         1 => Config::default().strict(true),
         2 => Config::default().max_block_bytes(40),
         3 => Config::default().max_depth(3),
+        4 => Config::default().action_deltas(true),
         _ => Config::default()
             .fence_tag("Tool")
             .xml_tag("invoke")
