@@ -232,11 +232,9 @@ impl Machine {
                 i = self.line.backtick_run(bytes, i + j);
             }
             self.given_out(bytes.len());
-            // A run at the end may go on: the machine reads the next push
-            // (no prose cached).
-            if self.line.run != 0 {
-                self.prose = Prose::No;
-            }
+            // A run at the end may go on: then no prose is cached, and the
+            // machine reads the next push.
+            self.note_prose();
             return true;
         }
         if kinds != LINE_END {
@@ -258,15 +256,19 @@ impl Machine {
         self.line = line;
         self.given_out(bytes.len());
         if bytes.last() == Some(&b'\n') {
-            // A line begun by the push's last byte, nothing of it read:
-            // held open, as `take_settled_stop` leaves it.
-            self.state = State::LineStart {
-                probe: self.line.fence_probe(),
-                from: self.start,
-            };
-            self.prose = Prose::LineStart;
+            self.hold_line_start();
         }
+        self.note_prose();
         true
+    }
+
+    /// A line begun at `start` by the last byte given out, nothing of it
+    /// read: held open for its probe, as both push paths leave it.
+    fn hold_line_start(&mut self) {
+        self.state = State::LineStart {
+            probe: self.line.fence_probe(),
+            from: self.start,
+        };
     }
 
     /// Works out [`Machine::prose`] again: called at the end of every entry
@@ -396,12 +398,7 @@ impl Machine {
         let at = self.start;
         match stop {
             Stop::End => {}
-            Stop::LineStart(_) => {
-                self.state = State::LineStart {
-                    probe: self.line.fence_probe(),
-                    from: at,
-                }
-            }
+            Stop::LineStart(_) => self.hold_line_start(),
             Stop::TagOpen(_) => {
                 // The `<` is the first byte of the rest.
                 self.pos = at + 1;
@@ -829,7 +826,7 @@ fn step_line_start(probe: &mut OpenProbe, rest: &[u8], stepped: usize) -> (Probe
 #[inline]
 fn find_special(bytes: &[u8]) -> Option<usize> {
     if bytes.len() < 16 {
-        bytes.iter().position(|&b| SPECIAL[usize::from(b)])
+        bytes.iter().position(|&b| KIND[usize::from(b)] != 0)
     } else {
         memchr3(b'\n', b'<', b'`', bytes)
     }
@@ -860,30 +857,24 @@ fn has_special(bytes: &[u8]) -> bool {
     if let (Some(a), Some(b)) = (bytes.first_chunk::<4>(), bytes.last_chunk::<4>()) {
         return any(u64::from(u32::from_ne_bytes(*a)) | u64::from(u32::from_ne_bytes(*b)) << 32);
     }
-    bytes.iter().any(|&b| SPECIAL[usize::from(b)])
+    bytes.iter().any(|&b| KIND[usize::from(b)] != 0)
 }
 
 /// [`KIND`] of a line end.
 const LINE_END: u8 = 1;
 /// [`KIND`] of a backtick.
 const TICK: u8 = 2;
+/// [`KIND`] of a `<`.
+const TAG_OPEN: u8 = 4;
 
-/// The special bytes by kind ([`Machine::take_prose_stops`]): a line end,
-/// a backtick, a `<` (4); 0 for every other byte.
+/// The bytes that can end plain narrative ([`find_special`]), by kind
+/// ([`Machine::take_prose_stops`]); 0 for every other byte. The one table
+/// of them.
 static KIND: [u8; 256] = {
     let mut t = [0; 256];
     t[b'\n' as usize] = LINE_END;
     t[b'`' as usize] = TICK;
-    t[b'<' as usize] = 4;
-    t
-};
-
-/// The bytes [`find_special`] looks for, as a table.
-static SPECIAL: [bool; 256] = {
-    let mut t = [false; 256];
-    t[b'\n' as usize] = true;
-    t[b'<' as usize] = true;
-    t[b'`' as usize] = true;
+    t[b'<' as usize] = TAG_OPEN;
     t
 };
 
