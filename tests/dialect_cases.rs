@@ -840,6 +840,34 @@ fn mistral() {
             "N:}",
         ],
     );
+    // Found by the fuzz smoke: fed whole, the number breaks in the push
+    // that began it and was never streamed; fed a byte at a time, its bytes
+    // so far went out first. What was read before a break is streamed
+    // either way.
+    check(
+        "mistral",
+        "deltas",
+        "a number broken mid-piece, deltas on",
+        "[TOOL_CALLS]add{\"a\": 3.<|START_TEXT|>",
+        &[
+            "S0:add",
+            "A0:{\"a\":3.",
+            "I0:add:the JSON cannot be read: a malformed number, found `<` (line 1, column 24 of the block)",
+            "N:<|START_TEXT|>",
+        ],
+    );
+    check(
+        "mistral",
+        "deltas strict",
+        "a string broken mid-piece, deltas on",
+        "[TOOL_CALLS]add{\"a\": \"xy\u{1}z\"}",
+        &[
+            "S0:add",
+            "A0:{\"a\":\"xy",
+            "I0:add:the JSON cannot be read: a raw control character (U+0001) inside a string; write it escaped, as \\u0001 (line 1, column 25 of the block)",
+            "N:\u{1}z\"}",
+        ],
+    );
     check(
         "mistral",
         "",

@@ -263,6 +263,9 @@ impl JsonScanner {
             }
             _ => {
                 if self.strict {
+                    // The plain bytes before the break are kept, as at a
+                    // piece's end (see `number_run`).
+                    self.out.push_str(&text[i..end]);
                     return Err((
                         end,
                         format!(
@@ -311,6 +314,10 @@ impl JsonScanner {
             return Ok(j);
         };
         if !n.terminal() {
+            // What was read before the break is in the copy, as it would be
+            // had the piece been cut there: the copy (and the deltas streamed
+            // from it) must not depend on the chunking.
+            self.out.push_str(&text[from..j]);
             return Err((j, "a malformed number"));
         }
         self.cursor = j;
