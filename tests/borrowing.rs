@@ -280,3 +280,78 @@ fn a_long_dialect_value_is_streamed_with_no_allocation_a_push() {
         assert!(lent.iter().any(|e| matches!(e, Event::ActionComplete(_))));
     }
 }
+
+/// A model dialect's reasoning and narrative, pushed in small pieces
+/// through the borrowing path: a piece with no byte that could begin one of
+/// the dialect's markers is lent from the piece itself as reasoning or
+/// narrative, with no allocation (the dialect machine's hot case,
+/// `DialectMachine::take_plain`), and what is lent is what is collected.
+#[test]
+fn dialect_reasoning_and_narrative_in_small_pieces_allocate_nothing() {
+    use actionstream::dialect::Dialect;
+    use actionstream::{Config, Event};
+    let _one = ALLOCS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let words = "Plain words, numbers 1 2 3; and more words: here is some text.\n".repeat(40);
+    for (dialect, open, close) in [
+        ("hermes", "<think>", "</think>"),
+        ("mistral", "[THINK]", "[/THINK]"),
+        ("seed_oss", "<seed:think>", "</seed:think>"),
+        ("deepseek_v31", "<think>", "</think>"),
+    ] {
+        let text = format!("{open}{words}{close}{words}");
+        // Windows well inside the reasoning and the narrative.
+        let reasoning = open.len() + 16..open.len() + words.len() - 16;
+        let narrative = reasoning.end + 32 + close.len()..text.len() - 16;
+        let cfg = Config::default().dialect(Dialect::builtin(dialect).expect("a built-in dialect"));
+        for size in [1usize, 3, 4, 7, 16] {
+            let pieces: Vec<&str> = text
+                .as_bytes()
+                .chunks(size)
+                .map(|c| std::str::from_utf8(c).expect("ASCII"))
+                .collect();
+            let mut parser = Parser::new(cfg.clone());
+            // Room enough that joining the lent text allocates nothing.
+            let mut got = [
+                String::with_capacity(text.len()),
+                String::with_capacity(text.len()),
+            ];
+            let (mut made, mut counted, mut lent, mut pushed) = (0, 0, 0, 0);
+            for piece in &pieces {
+                let span = pushed..pushed + piece.len();
+                let inside = [&reasoning, &narrative]
+                    .iter()
+                    .any(|w| w.contains(&span.start) && w.contains(&span.end));
+                let at = piece.as_ptr() as usize..piece.as_ptr() as usize + piece.len();
+                let before = allocs();
+                parser.push_with(piece, |e| {
+                    let (kind, t) = match e {
+                        EventRef::Reasoning(t) => (0, t),
+                        EventRef::Narrative(t) => (1, t),
+                        other => panic!("{dialect}: only reasoning and narrative, got {other:?}"),
+                    };
+                    lent += usize::from(inside && at.contains(&(t.as_ptr() as usize)));
+                    got[kind].push_str(t);
+                });
+                if inside {
+                    made += allocs() - before;
+                    counted += 1;
+                }
+                pushed += piece.len();
+            }
+            parser.finish_with(|e| match e {
+                EventRef::Narrative(t) => got[1].push_str(t),
+                other => panic!("{dialect}: nothing but narrative held at the end, got {other:?}"),
+            });
+            let what = format!("{dialect}, pieces of {size}");
+            assert!(counted > 40, "{what}: {counted} pushes counted");
+            assert_eq!(lent, counted, "{what}: pushes lent from the piece");
+            assert_eq!(made, 0, "{what}: {made} allocations in {counted} pushes");
+            let [r, n] = got;
+            assert_eq!(
+                actionstream::oracle::run_chunks(&cfg, pieces.iter().map(|p| p.as_bytes())),
+                [Event::Reasoning(r), Event::Narrative(n)],
+                "{what}: what is lent is what is collected"
+            );
+        }
+    }
+}

@@ -234,6 +234,15 @@ impl Parser {
             }
             return;
         }
+        if let Some(d) = &mut self.d {
+            // The dialect machine's hot case: narrative or reasoning with
+            // nothing held, lent from `text` (see `DialectMachine::take_plain`).
+            match d.machine.take_plain(text) {
+                Some(false) => return f(EventRef::Narrative(text)),
+                Some(true) => return f(EventRef::Reasoning(text)),
+                None => {}
+            }
+        }
         if self.lane_armed() && self.lane_lend(Piece::Text(text), &mut f) {
             return;
         }

@@ -204,6 +204,17 @@ impl MarkerSet {
         None
     }
 
+    /// Whether `hay` stepped from `state` would leave it where it is, at
+    /// the start with nothing pending: the search is at its start and no
+    /// byte of `hay` begins a marker. Such bytes can neither hold a marker
+    /// nor begin one, so [`Self::find`] would step over them all and
+    /// [`Self::held`] stay 0. Read with the byte table: meant for a short
+    /// piece.
+    #[inline]
+    pub fn passes(&self, state: &MarkerState, hay: &[u8]) -> bool {
+        state.0 == self.start && !hay.iter().any(|&b| self.first[usize::from(b)])
+    }
+
     /// How many of the bytes stepped over so far could still begin a
     /// marker (the longest marker prefix they end with).
     #[inline]
@@ -314,6 +325,36 @@ mod tests {
         assert_eq!(members, [0u8, b'<', 63, 64, 200, 255]);
         assert_eq!(set.find(b"ab<c"), Some(2));
         assert_eq!(set.find(b"abc"), None);
+    }
+
+    /// `passes` says yes only where stepping would change nothing: from
+    /// every state a prefix leaves, over every short piece of a text with
+    /// markers, their prefixes and plain bytes.
+    #[test]
+    fn passes_only_where_a_step_changes_nothing() {
+        let text = "ab <th x<think> <|tool <|tool_call|>cd <";
+        for set in [
+            MarkerSet::new(&["<think>", "<|tool_call|>"]),
+            MarkerSet::new::<&str>(&[]),
+        ] {
+            for at in 0..=text.len() {
+                let mut state = set.begin();
+                let _ = set.find(&mut state, &text.as_bytes()[..at]);
+                for len in 0..=8.min(text.len() - at) {
+                    let hay = &text.as_bytes()[at..at + len];
+                    let mut stepped = state;
+                    let found = set.find(&mut stepped, hay);
+                    let unchanged = found.is_none() && stepped == state && set.held(&stepped) == 0;
+                    if set.passes(&state, hay) {
+                        assert!(unchanged, "{at} {hay:?}");
+                    } else {
+                        // Refused: something pending, or a byte that could
+                        // begin a marker.
+                        assert!(set.held(&state) > 0 || hay.contains(&b'<'), "{at} {hay:?}");
+                    }
+                }
+            }
+        }
     }
 
     #[test]

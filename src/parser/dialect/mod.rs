@@ -161,6 +161,11 @@ impl DialectMachine {
     }
 
     pub fn push(&mut self, text: &str, emit: &mut Emit<'_>) {
+        match self.take_plain(text) {
+            Some(false) => return emit.narrative(text),
+            Some(true) => return emit.push(Event::Reasoning(text.to_owned())),
+            None => {}
+        }
         if self.lane.is_some() {
             let taken = self.lane_push(text, emit);
             if taken > 0 && taken == text.len() {
@@ -190,6 +195,46 @@ impl DialectMachine {
             }
         }
         self.flush(emit);
+    }
+
+    /// The hot case of a push, tested before the buffer and the walk: in
+    /// narrative (with no main machine reading it) or reasoning, with
+    /// nothing held or pending, a short `text` none of whose bytes can
+    /// begin a marker of the state's set is given out whole, as the walk
+    /// and [`Self::flush`] would give it: returns how (`Some(true)`:
+    /// reasoning, `Some(false)`: narrative), and the caller makes the
+    /// event, lent from `text` on the borrowing path. `None`, with nothing
+    /// changed, otherwise.
+    ///
+    /// Short pushes only (a token's size, up to 64 bytes): a longer one is
+    /// walked at memchr speed anyway, and a refused test would read its
+    /// bytes twice.
+    #[inline]
+    pub fn take_plain(&mut self, text: &str) -> Option<bool> {
+        let end = self.base + self.buf.len();
+        if text.is_empty() || text.len() > 64 || self.start != end || self.pos != end {
+            return None;
+        }
+        let reasoning = match self.state {
+            DState::Text if self.inner.is_none() => false,
+            DState::Reasoning(_) => true,
+            _ => return None,
+        };
+        let set = match self.state {
+            DState::Reasoning(enc) => &self.reason_roles(enc).set,
+            _ => &self.c.outer.set,
+        };
+        if self.cap.is_some() || self.lane.is_some() || !set.passes(&self.ms, text.as_bytes()) {
+            return None;
+        }
+        // All of the buffer was given out: it can go, and the offsets move
+        // past `text` as if it had been read and given out.
+        let at = end + text.len();
+        self.buf.clear();
+        self.base = at;
+        self.start = at;
+        self.pos = at;
+        Some(reasoning)
     }
 
     /// Gives out what can no longer begin a marker, and compacts.
