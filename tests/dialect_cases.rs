@@ -1976,3 +1976,78 @@ fn call_ids_are_kept() {
         assert_eq!(ids, want, "{dialect}");
     }
 }
+
+/// Long strings in a JSON form's value, read through the lane that takes a
+/// push wholly inside a plain string (`json_string_lane`): what stops it
+/// (a `<` the watch for a first closer must read, the section's closer
+/// inside the string, escapes, a character of several bytes, the block
+/// limit) gives what the general path gives, at every chunking; with
+/// argument deltas on, each piece of the string goes out in its push.
+#[test]
+fn long_strings_in_a_json_call() {
+    let long = "word ".repeat(30);
+    let body = format!("{long}a < b </tool_ \\\"q\\\" \\\\ é {long}");
+    check(
+        "hermes",
+        "",
+        "a long string with a `<`, escapes and a multibyte character",
+        &format!("<tool_call>\n{{\"name\": \"w\", \"arguments\": {{\"body\": \"{body}\"}}}}\n</tool_call>"),
+        &[
+            "S0:w",
+            &format!("C0:w:{{\"body\":\"{body}\"}}"),
+        ],
+    );
+    check(
+        "hermes",
+        "deltas",
+        "the same, deltas on",
+        &format!("<tool_call>\n{{\"name\": \"w\", \"arguments\": {{\"body\": \"{body}\"}}}}\n</tool_call>"),
+        &[
+            "S0:w",
+            &format!("A0:{{\"body\":\"{body}\"}}"),
+            &format!("C0:w:{{\"body\":\"{body}\"}}"),
+        ],
+    );
+    // The section's closer inside a string that never ends: the call ends
+    // there, and what follows is narrative (its deltas went out as written).
+    check(
+        "hermes",
+        "deltas",
+        "a closer inside a string that never ends",
+        &format!("<tool_call>\n{{\"name\": \"cut\", \"arguments\": {{\"body\": \"{long}</tool_call>{long}Done."),
+        &[
+            "S0:cut",
+            &format!("A0:{{\"body\":\"{long}</tool_call>{long}Done."),
+            "I0:cut:the call's arguments were still open at the first `</tool_call>` and never ended",
+            &format!("N:{long}Done."),
+        ],
+    );
+    // The block limit falls inside the string.
+    let input = format!(
+        "<tool_call>\n{{\"name\": \"w\", \"arguments\": {{\"body\": \"{long}\"}}}}\n</tool_call>"
+    );
+    let limited = common::parse_with(&config("hermes", "").max_block_bytes(100), &input);
+    assert_eq!(
+        common::summary(&limited),
+        [
+            "S0:w".to_string(),
+            "I0:w:the call section is larger than the block limit of 100 bytes".into(),
+            format!("N:{}", &input[100..]),
+        ]
+    );
+    // Each piece of the string goes out in the push that brings it.
+    let mut parser = actionstream::Parser::new(config("hermes", "deltas"));
+    let mut out = Vec::new();
+    parser.push(
+        "<tool_call>\n{\"name\": \"w\", \"arguments\": {\"body\": \"one ",
+        &mut out,
+    );
+    for piece in ["two ", "three"] {
+        out.clear();
+        parser.push(piece, &mut out);
+        assert!(
+            matches!(&out[..], [Event::ArgumentsDelta { json, .. }] if json == piece),
+            "{out:?}"
+        );
+    }
+}

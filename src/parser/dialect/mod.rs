@@ -166,6 +166,9 @@ impl DialectMachine {
             Some(true) => return emit.push(Event::Reasoning(text.to_owned())),
             None => {}
         }
+        if self.json_string_lane(text, emit) {
+            return;
+        }
         if self.lane.is_some() {
             let taken = self.lane_push(text, emit);
             if taken > 0 && taken == text.len() {

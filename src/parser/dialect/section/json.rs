@@ -19,6 +19,57 @@ impl DialectMachine {
         }
     }
 
+    /// The lane through a string in a JSON form's value (a long file
+    /// body in `hermes`'s `"content"`): a push that falls wholly inside a
+    /// plain string of the value being read is taken as the general path
+    /// would take it, and nothing else is done. It applies when all the
+    /// text before it was read, the push stays within the block limit, the
+    /// watch for a first closer passes over it ([`Sec::watch_passes`]), and
+    /// the scanner takes it as plain string bytes
+    /// ([`JsonScanner::take_string_piece`]: no quote, escape or control
+    /// byte, nothing broken, no name waiting). Then it is appended, the
+    /// watch moved past it, and the call's argument deltas sent as
+    /// [`Self::json_value`] sends them; the run loop, the section step and
+    /// the flush are skipped. Whether it took `text`; nothing changed if
+    /// not.
+    ///
+    /// The main machine has the same lane (`Machine::string_lane`) over the
+    /// same scanner step.
+    pub(in crate::parser::dialect) fn json_string_lane(
+        &mut self,
+        text: &str,
+        emit: &mut Emit<'_>,
+    ) -> bool {
+        let DState::Section(sec) = &mut self.state else {
+            return false;
+        };
+        let sc = &self.c.sections[sec.idx];
+        let limit = sec.from.saturating_add(self.shared.cfg.max_block_bytes);
+        if self.pos != self.base + self.buf.len()
+            || self.pos.saturating_add(text.len()) > limit
+            || !sec.watch_passes(sc, self.pos, text.as_bytes())
+        {
+            return false;
+        }
+        let Read::Json { scanner, slots } = &mut sec.read else {
+            return false;
+        };
+        if !scanner.take_string_piece(text) {
+            return false;
+        }
+        self.buf.push_str(text);
+        self.pos += text.len();
+        if self.shared.cfg.argument_deltas {
+            let keys = match sec.form.map(|f| &sc.forms[f]) {
+                Some(Form::Json { argument_keys, .. }) => argument_keys.as_slice(),
+                _ => &[],
+            };
+            json_deltas(scanner, slots, &mut sec.calls, keys, emit);
+        }
+        sec.watched_to(self.pos);
+        true
+    }
+
     pub(super) fn json_value(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) -> Flow {
         let end = self.end();
         let Read::Json { scanner, slots } = &mut sec.read else {

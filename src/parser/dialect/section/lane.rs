@@ -113,11 +113,7 @@ impl DialectMachine {
     fn lane_took(&mut self, n: usize) {
         self.pos += n;
         if let DState::Section(sec) = &mut self.state {
-            if sec.first_close.is_none() {
-                if let Some(w) = &mut sec.watch {
-                    w.upto = self.pos;
-                }
-            }
+            sec.watched_to(self.pos);
             if let Read::Value {
                 streamed: Some(s), ..
             } = &mut sec.read

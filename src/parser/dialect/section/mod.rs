@@ -146,6 +146,50 @@ pub(super) struct Sec {
     first_close: Option<(usize, usize, bool)>,
 }
 
+impl Sec {
+    /// The closer a watch looks for: the call's end marker (`call_end`)
+    /// or the section's closer. `sc` is the section's.
+    fn watch_set<'c>(&self, sc: &'c SectionC, call_end: bool) -> Option<&'c MarkerSet> {
+        if call_end {
+            match self.form.map(|f| &sc.forms[f]) {
+                Some(Form::Named { end: Some(e), .. }) => Some(e),
+                _ => None,
+            }
+        } else {
+            sc.close_set.as_ref()
+        }
+    }
+
+    /// Whether the watch for a first closer would step over `bytes`, read
+    /// from `pos`, and find nothing nor hold anything: no watch or no
+    /// closer to watch for, a first closer already found, or a watch
+    /// searched up to `pos` with nothing pending and none of `bytes` able
+    /// to begin its closer. Then [`Sec::watched_to`] is all that
+    /// [`DialectMachine::watch_to`] would do.
+    fn watch_passes(&self, sc: &SectionC, pos: usize, bytes: &[u8]) -> bool {
+        if self.first_close.is_some() {
+            return true;
+        }
+        let Some(w) = &self.watch else {
+            return true;
+        };
+        match self.watch_set(sc, w.call_end) {
+            None => true,
+            Some(set) => w.upto == pos && set.passes(&w.ms, bytes),
+        }
+    }
+
+    /// The watch has passed everything up to `upto` (see
+    /// [`Sec::watch_passes`]).
+    fn watched_to(&mut self, upto: usize) {
+        if self.first_close.is_none() {
+            if let Some(w) = &mut self.watch {
+                w.upto = upto;
+            }
+        }
+    }
+}
+
 /// A search for the first closer inside a value (a closer in a JSON string
 /// does not close the section; if the value then breaks, or is cut off,
 /// the section ends at that first closer: contract, section 2).
@@ -494,15 +538,7 @@ impl DialectMachine {
     /// The marker set a value's first closer is looked for with: the
     /// call's end marker where its form has one, else the section's closer.
     fn watch_set(&self, sec: &Sec, call_end: bool) -> Option<&MarkerSet> {
-        let sc = &self.c.sections[sec.idx];
-        if call_end {
-            match sec.form.map(|f| &sc.forms[f]) {
-                Some(Form::Named { end: Some(e), .. }) => Some(e),
-                _ => None,
-            }
-        } else {
-            sc.close_set.as_ref()
-        }
+        sec.watch_set(&self.c.sections[sec.idx], call_end)
     }
 
     /// A value begins at `at`: look for a closer inside it.
