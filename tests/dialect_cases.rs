@@ -2008,6 +2008,44 @@ fn long_strings_in_a_json_call() {
             &format!("C0:w:{{\"body\":\"{body}\"}}"),
         ],
     );
+    // Every dialect whose arguments are JSON: closers of its own and of
+    // others inside the string.
+    let value = format!("{long}a < b </tool_call> <|tool_call_end|> <｜tool▁call▁end｜> [/TOOL_CALLS] \"q\" \\ é {long}");
+    let calls = [common::dialects::call(
+        "w",
+        serde_json::json!({"body": value}),
+    )];
+    let args = serde_json::to_string(&calls[0].args).expect("JSON");
+    for dialect in [
+        "hermes",
+        "mistral",
+        "llama3",
+        "deepseek_v3",
+        "deepseek_v31",
+        "kimi_k2",
+        "gpt_oss",
+        "cohere",
+        "granite",
+        "jamba",
+        "phi4_mini",
+    ] {
+        let text = common::dialects::calls_text(dialect, &calls);
+        let done = common::dialects::complete_lines(&calls, 0);
+        check(
+            dialect,
+            "",
+            "a long JSON string",
+            &text,
+            &["S0:w", &done[0]],
+        );
+        check(
+            dialect,
+            "deltas",
+            "a long JSON string, deltas on",
+            &text,
+            &["S0:w", &format!("A0:{args}"), &done[0]],
+        );
+    }
     // The section's closer inside a string that never ends: the call ends
     // there, and what follows is narrative (its deltas went out as written).
     check(
@@ -2035,19 +2073,27 @@ fn long_strings_in_a_json_call() {
             format!("N:{}", &input[100..]),
         ]
     );
-    // Each piece of the string goes out in the push that brings it.
-    let mut parser = actionstream::Parser::new(config("hermes", "deltas"));
-    let mut out = Vec::new();
-    parser.push(
-        "<tool_call>\n{\"name\": \"w\", \"arguments\": {\"body\": \"one ",
-        &mut out,
-    );
-    for piece in ["two ", "three"] {
-        out.clear();
-        parser.push(piece, &mut out);
-        assert!(
-            matches!(&out[..], [Event::ArgumentsDelta { json, .. }] if json == piece),
-            "{out:?}"
-        );
+    // Each piece of the string goes out in the push that brings it (the
+    // merged events cannot show it: a piece held back goes out with the
+    // next one).
+    for (dialect, head) in [
+        ("hermes", "<tool_call>\n{\"name\": \"w\", \"arguments\": {\"body\": \"one "),
+        ("mistral", "[TOOL_CALLS]w[ARGS]{\"body\": \"one "),
+        (
+            "kimi_k2",
+            "<|tool_calls_section_begin|><|tool_call_begin|>functions.w:0<|tool_call_argument_begin|>{\"body\": \"one ",
+        ),
+    ] {
+        let mut parser = actionstream::Parser::new(config(dialect, "deltas"));
+        let mut out = Vec::new();
+        parser.push(head, &mut out);
+        for piece in ["two ", "three"] {
+            out.clear();
+            parser.push(piece, &mut out);
+            assert!(
+                matches!(&out[..], [Event::ArgumentsDelta { json, .. }] if json == piece),
+                "{dialect}: {out:?}"
+            );
+        }
     }
 }

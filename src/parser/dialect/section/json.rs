@@ -19,17 +19,19 @@ impl DialectMachine {
         }
     }
 
-    /// The lane through a string in a JSON form's value (a long file
-    /// body in `hermes`'s `"content"`): a push that falls wholly inside a
-    /// plain string of the value being read is taken as the general path
-    /// would take it, and nothing else is done. It applies when all the
+    /// The lane through a string in a JSON value being read: a JSON
+    /// form's calls (a long file body in `hermes`'s `"content"`) or a named
+    /// or harmony call's arguments (`mistral`, `deepseek_v3`, `kimi_k2`,
+    /// `gpt_oss`). A push that falls wholly inside a plain string of the
+    /// value is taken as the general path would take it, and nothing else
+    /// is done. It applies when all the
     /// text before it was read, the push stays within the block limit, the
     /// watch for a first closer passes over it ([`Sec::watch_passes`]), and
     /// the scanner takes it as plain string bytes
     /// ([`JsonScanner::take_string_piece`]: no quote, escape or control
     /// byte, nothing broken, no name waiting). Then it is appended, the
     /// watch moved past it, and the call's argument deltas sent as
-    /// [`Self::json_value`] sends them; the run loop, the section step and
+    /// [`Self::json_value`] and `named_args` send them; the run loop, the section step and
     /// the flush are skipped. Whether it took `text`; nothing changed if
     /// not.
     ///
@@ -51,8 +53,10 @@ impl DialectMachine {
         {
             return false;
         }
-        let Read::Json { scanner, slots } = &mut sec.read else {
-            return false;
+        let (scanner, slots) = match &mut sec.read {
+            Read::Json { scanner, slots } => (scanner, Some(slots)),
+            Read::Args(scanner) => (scanner, None),
+            _ => return false,
         };
         if !scanner.take_string_piece(text) {
             return false;
@@ -60,11 +64,20 @@ impl DialectMachine {
         self.buf.push_str(text);
         self.pos += text.len();
         if self.shared.cfg.argument_deltas {
-            let keys = match sec.form.map(|f| &sc.forms[f]) {
-                Some(Form::Json { argument_keys, .. }) => argument_keys.as_slice(),
-                _ => &[],
-            };
-            json_deltas(scanner, slots, &mut sec.calls, keys, emit);
+            match slots {
+                Some(slots) => {
+                    let keys = match sec.form.map(|f| &sc.forms[f]) {
+                        Some(Form::Json { argument_keys, .. }) => argument_keys.as_slice(),
+                        _ => &[],
+                    };
+                    json_deltas(scanner, slots, &mut sec.calls, keys, emit);
+                }
+                None => {
+                    if let Some(call) = sec.calls.last_mut() {
+                        call.stream_json(scanner, emit);
+                    }
+                }
+            }
         }
         sec.watched_to(self.pos);
         true
