@@ -2046,6 +2046,38 @@ fn long_strings_in_a_json_call() {
             &["S0:w", &format!("A0:{args}"), &done[0]],
         );
     }
+    // Python strings (`pythonic`): the same value, and a triple-quoted
+    // string with line breaks and quotes of the other kind in it.
+    for text in [
+        common::dialects::calls_text("pythonic", &calls),
+        format!("<|tool_call_start|>[w(body=\"\"\"{long}\nline ' \" \"\" more <|tool_call_end|> ]) {long}\"\"\")]<|tool_call_end|>"),
+    ] {
+        let events = common::parse_with(&config("pythonic", ""), &text);
+        assert!(
+            matches!(&events[..], [Event::ActionStarted { .. }, Event::ActionComplete(a)] if a.arguments["body"].as_str().is_some_and(|b| b.len() > 300)),
+            "{:?}",
+            common::summary(&events)
+        );
+        let with_deltas = common::parse_with(&config("pythonic", "deltas"), &text);
+        let joined = with_deltas.iter().find_map(|e| match e {
+            Event::ArgumentsDelta { json, .. } => Some(json.clone()),
+            _ => None,
+        });
+        let Event::ActionComplete(a) = &events[1] else {
+            unreachable!()
+        };
+        assert_eq!(joined, Some(a.arguments.to_string()), "deltas join to the arguments");
+    }
+    // A line break in a string that is not triple-quoted breaks the call.
+    let broken = common::parse_with(
+        &config("pythonic", ""),
+        &format!("<|tool_call_start|>[w(body='{long}\n{long}')]<|tool_call_end|>"),
+    );
+    assert!(
+        matches!(&broken[1], Event::ActionInvalid(a) if a.errors[0].message.contains("a line break inside a string")),
+        "{:?}",
+        common::summary(&broken)
+    );
     // The section's closer inside a string that never ends: the call ends
     // there, and what follows is narrative (its deltas went out as written).
     check(
@@ -2079,6 +2111,7 @@ fn long_strings_in_a_json_call() {
     for (dialect, head) in [
         ("hermes", "<tool_call>\n{\"name\": \"w\", \"arguments\": {\"body\": \"one "),
         ("mistral", "[TOOL_CALLS]w[ARGS]{\"body\": \"one "),
+        ("pythonic", "<|tool_call_start|>[w(body='one "),
         (
             "kimi_k2",
             "<|tool_calls_section_begin|><|tool_call_begin|>functions.w:0<|tool_call_argument_begin|>{\"body\": \"one ",

@@ -166,7 +166,7 @@ impl DialectMachine {
             Some(true) => return emit.push(Event::Reasoning(text.to_owned())),
             None => {}
         }
-        if self.json_string_lane(text, emit) {
+        if self.string_lane(text, emit) {
             return;
         }
         if self.lane.is_some() {

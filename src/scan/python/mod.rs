@@ -351,6 +351,44 @@ impl PyCalls {
         text.len()
     }
 
+    /// Takes all of `text` if it is the middle of a string: the reader is
+    /// inside one (no escape begun, no quotes that may close it, no
+    /// surrogate half waiting, nothing failed) and `text` holds none of the
+    /// bytes that end the run [`Self::feed`] takes (the quote, a backslash,
+    /// and in a string that is not triple-quoted a line break). The reader
+    /// is then where `feed` would leave it, except that the piece's JSON
+    /// waits in the call's JSON not yet reported: [`Self::report`] hands it
+    /// out, as `feed` would have. Otherwise nothing changes and `false` says
+    /// so. For the dialect machine's lane through a long string.
+    pub fn take_string_piece(&mut self, text: &str) -> bool {
+        let St::Str {
+            q,
+            triple,
+            esc: PyEsc::None,
+            run: 0,
+            ..
+        } = self.st
+        else {
+            return false;
+        };
+        let stops = |b: &u8| *b == q || *b == b'\\' || (!triple && (*b == b'\n' || *b == b'\r'));
+        if self.high.is_some() || text.as_bytes().iter().any(stops) {
+            return false;
+        }
+        // `text` cannot fail with no surrogate half waiting.
+        if self.text(text).is_err() {
+            return false;
+        }
+        self.pos += text.len();
+        true
+    }
+
+    /// Hands out the call's JSON read so far and not yet reported, as far
+    /// as it is decided (what `feed` does at the end of each piece).
+    pub fn report(&mut self, out: &mut Vec<PyEvent>) {
+        self.flush(out);
+    }
+
     /// End of input: reports an error if the calls were cut off.
     pub fn finish(&mut self, out: &mut Vec<PyEvent>) {
         if matches!(self.st, St::Begin | St::Done | St::Failed) {
@@ -926,9 +964,8 @@ impl PyCalls {
             return Err(lone_surrogate(h, &self.place()));
         }
         self.sval.push_str(s);
-        let mut json = String::new();
-        push_json_str(&mut json, s);
-        self.emit(&json);
+        // Escaped straight into the call's JSON, as `emit` writes.
+        push_json_str(&mut self.out, s);
         Ok(())
     }
 

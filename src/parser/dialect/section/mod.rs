@@ -29,6 +29,7 @@ mod lane;
 mod named;
 mod params;
 mod python;
+mod string_lane;
 
 use deltas::*;
 use json::*;
