@@ -380,54 +380,44 @@ fn print_targets(targets: Vec<(String, String, bool)>) {
     }
 }
 
-/// [`parse_dialect`] on the borrowing path (`Parser::push_bytes_with`):
-/// the events are lent, none is collected.
-fn parse_dialect_borrowed(template: &Parser, text: &[u8], chunk: usize) -> (usize, usize) {
-    let mut parser = template.sibling();
-    let (mut complete, mut invalid) = (0, 0);
-    let mut count = |e: actionstream::EventRef<'_>| match e {
-        actionstream::EventRef::Action(Event::ActionComplete(_)) => complete += 1,
-        actionstream::EventRef::Action(Event::ActionInvalid(_)) => invalid += 1,
-        _ => {}
-    };
-    if chunk == 0 {
-        parser.push_bytes_with(text, &mut count);
-    } else {
-        for c in text.chunks(chunk) {
-            parser.push_bytes_with(c, &mut count);
-        }
-    }
-    parser.finish_with(&mut count);
-    (complete, invalid)
-}
-
 /// Parses `text` with a parser sharing `template`'s configuration (so the
 /// dialect is not compiled again for each run), whole (`chunk` 0) or in
-/// `chunk`-byte pieces. Returns the complete and the invalid actions.
-fn parse_dialect(template: &Parser, text: &[u8], chunk: usize) -> (usize, usize) {
+/// `chunk`-byte pieces, on the collecting path (`Parser::push_bytes`) or
+/// the borrowing one (`Parser::push_bytes_with`, nothing collected).
+/// Returns the complete and the invalid actions.
+fn parse_dialect(template: &Parser, text: &[u8], chunk: usize, borrowing: bool) -> (usize, usize) {
     let mut parser = template.sibling();
     let mut events: Vec<Event> = Vec::new();
-    let (mut complete, mut invalid) = (0, 0);
-    let mut count = |events: &mut Vec<Event>| {
-        for e in events.drain(..) {
-            match e {
-                Event::ActionComplete(_) => complete += 1,
-                Event::ActionInvalid(_) => invalid += 1,
-                _ => {}
-            }
-        }
+    let mut counts = (0, 0);
+    let mut tally = |e: &Event| match e {
+        Event::ActionComplete(_) => counts.0 += 1,
+        Event::ActionInvalid(_) => counts.1 += 1,
+        _ => {}
     };
-    if chunk == 0 {
-        parser.push_bytes(text, &mut events);
-    } else {
-        for c in text.chunks(chunk) {
+    let size = if chunk == 0 { text.len().max(1) } else { chunk };
+    for c in text.chunks(size) {
+        if borrowing {
+            parser.push_bytes_with(c, |e| {
+                if let actionstream::EventRef::Action(e) = e {
+                    tally(e)
+                }
+            });
+        } else {
             parser.push_bytes(c, &mut events);
-            count(&mut events);
+            events.drain(..).for_each(|e| tally(&e));
         }
     }
-    parser.finish(&mut events);
-    count(&mut events);
-    (complete, invalid)
+    if borrowing {
+        parser.finish_with(|e| {
+            if let actionstream::EventRef::Action(e) = e {
+                tally(e)
+            }
+        });
+    } else {
+        parser.finish(&mut events);
+        events.drain(..).for_each(|e| tally(&e));
+    }
+    counts
 }
 
 /// With argument deltas on, in 4-byte chunks: how many pushes carried a
@@ -484,23 +474,23 @@ fn dialects(targets: &mut Vec<(String, String, bool)>) {
         );
         let one = std::fs::read_to_string(&path).expect("the dialect's example response");
         let template = dialect_parser(name, false);
-        let (per_response, bad) = parse_dialect(&template, one.as_bytes(), 0);
+        let (per_response, bad) = parse_dialect(&template, one.as_bytes(), 0, false);
         assert!(per_response > 0 && bad == 0, "{name}: example not read");
         let reps = SIZE.div_ceil(one.len() + 1);
         let text = vec![one.as_str(); reps].join("\n");
         let expected = (per_response * reps, 0);
         assert_eq!(
-            parse_dialect(&template, text.as_bytes(), 0),
+            parse_dialect(&template, text.as_bytes(), 0, false),
             expected,
             "{name} whole"
         );
         assert_eq!(
-            parse_dialect(&template, text.as_bytes(), 4),
+            parse_dialect(&template, text.as_bytes(), 4, false),
             expected,
             "{name} 4 B"
         );
         assert_eq!(
-            parse_dialect_borrowed(&template, text.as_bytes(), 4),
+            parse_dialect(&template, text.as_bytes(), 4, true),
             expected,
             "{name} 4 B, borrowing"
         );
@@ -510,16 +500,16 @@ fn dialects(targets: &mut Vec<(String, String, bool)>) {
             7,
             &mut [
                 &mut || {
-                    std::hint::black_box(parse_dialect(&template, text.as_bytes(), 0));
+                    std::hint::black_box(parse_dialect(&template, text.as_bytes(), 0, false));
                 },
                 &mut || {
-                    std::hint::black_box(parse_dialect(&template, text.as_bytes(), 4));
+                    std::hint::black_box(parse_dialect(&template, text.as_bytes(), 4, false));
                 },
                 &mut || {
-                    std::hint::black_box(parse_dialect_borrowed(&template, text.as_bytes(), 0));
+                    std::hint::black_box(parse_dialect(&template, text.as_bytes(), 0, true));
                 },
                 &mut || {
-                    std::hint::black_box(parse_dialect_borrowed(&template, text.as_bytes(), 4));
+                    std::hint::black_box(parse_dialect(&template, text.as_bytes(), 4, true));
                 },
             ],
         );
@@ -564,17 +554,17 @@ fn dialects(targets: &mut Vec<(String, String, bool)>) {
         for kb in [16usize, 64, 256] {
             let text = long_call(name, &file_body(kb * 1024));
             assert_eq!(
-                parse_dialect(&plain, text.as_bytes(), 0),
+                parse_dialect(&plain, text.as_bytes(), 0, false),
                 (1, 0),
                 "{name} {kb} KB"
             );
             assert_eq!(
-                parse_dialect(&plain, text.as_bytes(), 4),
+                parse_dialect(&plain, text.as_bytes(), 4, false),
                 (1, 0),
                 "{name} {kb} KB, 4 B"
             );
             assert_eq!(
-                parse_dialect(&deltas, text.as_bytes(), 4),
+                parse_dialect(&deltas, text.as_bytes(), 4, false),
                 (1, 0),
                 "{name} {kb} KB, deltas"
             );
@@ -588,13 +578,13 @@ fn dialects(targets: &mut Vec<(String, String, bool)>) {
                 15,
                 &mut [
                     &mut || {
-                        std::hint::black_box(parse_dialect(&plain, text.as_bytes(), 0));
+                        std::hint::black_box(parse_dialect(&plain, text.as_bytes(), 0, false));
                     },
                     &mut || {
-                        std::hint::black_box(parse_dialect(&plain, text.as_bytes(), 4));
+                        std::hint::black_box(parse_dialect(&plain, text.as_bytes(), 4, false));
                     },
                     &mut || {
-                        std::hint::black_box(parse_dialect(&deltas, text.as_bytes(), 4));
+                        std::hint::black_box(parse_dialect(&deltas, text.as_bytes(), 4, false));
                     },
                 ],
             );

@@ -2016,19 +2016,10 @@ fn long_strings_in_a_json_call() {
         serde_json::json!({"body": value}),
     )];
     let args = serde_json::to_string(&calls[0].args).expect("JSON");
-    for dialect in [
-        "hermes",
-        "mistral",
-        "llama3",
-        "deepseek_v3",
-        "deepseek_v31",
-        "kimi_k2",
-        "gpt_oss",
-        "cohere",
-        "granite",
-        "jamba",
-        "phi4_mini",
-    ] {
+    let json_args = actionstream::dialect::BUILTIN
+        .iter()
+        .filter(|d| !common::dialects::RAW.contains(d) && **d != "pythonic");
+    for &dialect in json_args {
         let text = common::dialects::calls_text(dialect, &calls);
         let done = common::dialects::complete_lines(&calls, 0);
         check(
