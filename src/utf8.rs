@@ -54,6 +54,10 @@ pub(crate) fn as_text(bytes: &[u8]) -> Option<&str> {
     short_ascii(bytes).or_else(|| std::str::from_utf8(bytes).ok())
 }
 
+/// The longest chunk a carried character is joined to before decoding
+/// (see `Utf8Decoder::decode_dyn`): a token's size, with room to spare.
+const JOIN: usize = 64;
+
 /// Decodes UTF-8 that arrives in chunks of any size. A character split
 /// across chunks is carried to the next chunk; bytes that are not UTF-8
 /// become U+FFFD (one per maximal invalid sequence, as
@@ -115,6 +119,21 @@ impl Utf8Decoder {
     }
 
     fn decode_dyn(&mut self, mut bytes: &[u8], emit: &mut dyn FnMut(&str)) {
+        if self.carried > 0 && !bytes.is_empty() && bytes.len() <= JOIN {
+            // A short chunk after a cut character (raw bytes in token-sized
+            // pieces cut characters often): the carried bytes and the chunk
+            // are decoded as one, so the character and the text after it go
+            // out as one piece, one push of the parser rather than two or
+            // three. The same text and replacements as completing the
+            // character byte by byte (below): `from_utf8` reports the same
+            // maximal invalid prefixes.
+            let carried = usize::from(self.carried);
+            let mut joined = [0u8; JOIN + 3];
+            joined[..carried].copy_from_slice(&self.carry[..carried]);
+            joined[carried..carried + bytes.len()].copy_from_slice(bytes);
+            self.carried = 0;
+            return self.decode_dyn(&joined[..carried + bytes.len()], emit);
+        }
         // Complete a carried character first.
         while self.carried > 0 && !bytes.is_empty() {
             let n = usize::from(self.carried) + 1;
@@ -228,10 +247,32 @@ mod tests {
             b"\xc3\x28\xa0\xa1",
             b"\xed\xa0\x80z",
         ];
-        for bytes in inputs {
+        // The same after a long run: a second piece longer than `JOIN`
+        // completes a carried character byte by byte.
+        let long: Vec<Vec<u8>> = inputs
+            .iter()
+            .map(|b| [*b, &[b'x'; JOIN + 8][..], *b].concat())
+            .collect();
+        for bytes in inputs.iter().copied().chain(long.iter().map(Vec::as_slice)) {
             let want = String::from_utf8_lossy(bytes);
             for at in 0..=bytes.len() {
                 assert_eq!(decode_split(bytes, at), want, "{bytes:?} at {at}");
+            }
+            // And in pieces of every size up to 5, with the replacements
+            // counted as the lossy decoding makes them.
+            for size in 1..=5 {
+                let mut d = Utf8Decoder::new();
+                let mut s = String::new();
+                for piece in bytes.chunks(size) {
+                    d.decode(piece, |t| s.push_str(t));
+                }
+                d.finish(|t| s.push_str(t));
+                assert_eq!(s, want, "{bytes:?} in pieces of {size}");
+                assert_eq!(
+                    d.replaced() as usize,
+                    want.matches('\u{FFFD}').count(),
+                    "{bytes:?} in pieces of {size}: replacements"
+                );
             }
             // One byte at a time.
             let mut d = Utf8Decoder::new();
