@@ -729,3 +729,44 @@ fn a_plain_line_ends_the_list_item_in_any_piece() {
     let in_item = "1. item\n\n    ```json\n    {\"action\": \"x\"}\n    ```\n";
     assert_eq!(complete(in_item).len(), 1);
 }
+
+/// A fence opener indented less than a list item's content ends the item,
+/// as a plain line does (CommonMark: a fence is no lazy continuation), so
+/// a fence indented four spaces after it is indented code, not an opener.
+/// Found by the `bytes` fuzz target: the item was kept across the fenced
+/// block, and a blank line of a tab after it was then read one way whole
+/// and another in pieces. Each case goes through every chunking.
+#[test]
+fn a_fence_below_the_item_ends_the_list_item() {
+    let json = "{\"action\": \"x\"}";
+    for (input, actions) in [
+        // The fuzz case: an action fence, a narrative fence, a plain line.
+        (
+            format!("- \n```Json\n{{\n```\n\t\n    ```json\n{json}\n    ```\n"),
+            0,
+        ),
+        (
+            format!("- a\n```text\nx\n```\n\n    ```json\n{json}\n    ```\n"),
+            0,
+        ),
+        (
+            format!("- a\n```text\nx\n```\n    ```json\n{json}\n    ```\n"),
+            0,
+        ),
+        (format!("- a\nPlain\n\t\n    ```json\n{json}\n    ```\n"), 0),
+        // Within the item, the item goes on: a blank line of a tab, a fence
+        // indented to its content.
+        (format!("- a\n\t\n    ```json\n{json}\n    ```\n"), 1),
+        (
+            format!("- a\n  ```text\n  x\n  ```\n\n   ```json\n{json}\n   ```\n"),
+            1,
+        ),
+    ] {
+        assert_eq!(
+            complete(&input).len(),
+            actions,
+            "{input:?}: {:?}",
+            parse(&input)
+        );
+    }
+}

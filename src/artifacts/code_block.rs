@@ -358,6 +358,7 @@ impl CodeBlocks {
                             }
                         }
                         Probe::Yes => {
+                            self.context.fence_line(&p);
                             let block = self.open_block(&p);
                             self.end_line(text, &mut seg, base, i, false);
                             i += 1;
@@ -698,6 +699,7 @@ impl CodeBlocks {
                     Probe::More => {}
                     Probe::No => break,
                     Probe::Yes => {
+                        self.context.fence_line(&p);
                         fence = Some(p.fence());
                         first_nl = Some(i);
                         break;

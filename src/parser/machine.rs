@@ -477,6 +477,7 @@ impl Machine {
             }
             Probe::Yes => {
                 let mut probe = std::mem::replace(probe, OpenProbe::new(0));
+                self.line.fence_line(&probe);
                 self.fence_opened(&mut probe, from, emit);
                 Flow::Go
             }

@@ -97,7 +97,24 @@ impl LineContext {
         let blank = at_newline && probe.tag.is_empty();
         if let Some(w) = probe.list_item {
             self.list = Some(w);
-        } else if !blank && self.list.is_some_and(|w| probe.indent < w) {
+        } else if !blank {
+            self.leave_item_below(probe.indent);
+        }
+    }
+
+    /// The line the probe stepped opens a fence: indented less than the
+    /// list item's content, the fence stands outside the item, which ends
+    /// (CommonMark: a fence is no lazy continuation line).
+    #[inline]
+    pub fn fence_line(&mut self, probe: &OpenProbe) {
+        self.leave_item_below(probe.indent);
+    }
+
+    /// A line that is not blank, indented `indent`: below the list item's
+    /// content it ends the item. The one rule for both kinds of line.
+    #[inline]
+    fn leave_item_below(&mut self, indent: usize) {
+        if self.list.is_some_and(|w| indent < w) {
             self.list = None;
         }
     }
