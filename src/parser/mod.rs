@@ -98,6 +98,7 @@ mod state;
 mod syntax;
 
 use crate::dialect::compiled::Compiled;
+use dialect::Plain;
 use emit::Emit;
 use ending::validate;
 use lane::{Dialects, Piece};
@@ -238,8 +239,8 @@ impl Parser {
             // The dialect machine's hot case: narrative or reasoning with
             // nothing held, lent from `text` (see `DialectMachine::take_plain`).
             match d.machine.take_plain(text) {
-                Some(false) => return f(EventRef::Narrative(text)),
-                Some(true) => return f(EventRef::Reasoning(text)),
+                Some(Plain::Narrative) => return f(EventRef::Narrative(text)),
+                Some(Plain::Reasoning) => return f(EventRef::Reasoning(text)),
                 None => {}
             }
         }

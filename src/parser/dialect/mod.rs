@@ -62,6 +62,17 @@ use crate::dialect::compiled::{Compiled, HeaderMark, Inner, Outer, Roles};
 use crate::utf8::floor_boundary;
 use section::Sec;
 
+/// The longest push [`DialectMachine::take_plain`] takes: a token's size,
+/// with room to spare.
+const PLAIN_MAX: usize = 64;
+
+/// What a push [`DialectMachine::take_plain`] took is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Plain {
+    Narrative,
+    Reasoning,
+}
+
 /// Where the dialect machine is.
 #[derive(Debug)]
 enum DState {
@@ -162,8 +173,8 @@ impl DialectMachine {
 
     pub fn push(&mut self, text: &str, emit: &mut Emit<'_>) {
         match self.take_plain(text) {
-            Some(false) => return emit.narrative(text),
-            Some(true) => return emit.push(Event::Reasoning(text.to_owned())),
+            Some(Plain::Narrative) => return emit.narrative(text),
+            Some(Plain::Reasoning) => return emit.push(Event::Reasoning(text.to_owned())),
             None => {}
         }
         if self.string_lane(text, emit) {
@@ -204,28 +215,23 @@ impl DialectMachine {
     /// narrative (with no main machine reading it) or reasoning, with
     /// nothing held or pending, a short `text` none of whose bytes can
     /// begin a marker of the state's set is given out whole, as the walk
-    /// and [`Self::flush`] would give it: returns how (`Some(true)`:
-    /// reasoning, `Some(false)`: narrative), and the caller makes the
-    /// event, lent from `text` on the borrowing path. `None`, with nothing
-    /// changed, otherwise.
+    /// and [`Self::flush`] would give it: returns as what, and the caller
+    /// makes the event, lent from `text` on the borrowing path. `None`,
+    /// with nothing changed, otherwise.
     ///
-    /// Short pushes only (a token's size, up to 64 bytes): a longer one is
+    /// Short pushes only (up to [`PLAIN_MAX`] bytes): a longer one is
     /// walked at memchr speed anyway, and a refused test would read its
     /// bytes twice.
     #[inline]
-    pub fn take_plain(&mut self, text: &str) -> Option<bool> {
+    pub fn take_plain(&mut self, text: &str) -> Option<Plain> {
         let end = self.base + self.buf.len();
-        if text.is_empty() || text.len() > 64 || self.start != end || self.pos != end {
+        if text.is_empty() || text.len() > PLAIN_MAX || self.start != end || self.pos != end {
             return None;
         }
-        let reasoning = match self.state {
-            DState::Text if self.inner.is_none() => false,
-            DState::Reasoning(_) => true,
+        let (plain, set) = match self.state {
+            DState::Text if self.inner.is_none() => (Plain::Narrative, &self.c.outer.set),
+            DState::Reasoning(enc) => (Plain::Reasoning, &self.reason_roles(enc).set),
             _ => return None,
-        };
-        let set = match self.state {
-            DState::Reasoning(enc) => &self.reason_roles(enc).set,
-            _ => &self.c.outer.set,
         };
         if self.cap.is_some() || self.lane.is_some() || !set.passes(&self.ms, text.as_bytes()) {
             return None;
@@ -237,7 +243,7 @@ impl DialectMachine {
         self.base = at;
         self.start = at;
         self.pos = at;
-        Some(reasoning)
+        Some(plain)
     }
 
     /// Gives out what can no longer begin a marker, and compacts.
