@@ -16,7 +16,7 @@
 //! in 4-byte pieces; `tiny` pushes 1,000 blocks of `{"action": "x"}`,
 //! each after a line of prose, whole through the borrowing path (a
 //! block's own cost); `narrative` pushes the narrative corpus whole, `narrative4` in
-//! 4-byte `&str` pieces through `Parser::push_with`; `serde` runs
+//! 4-byte `&str` pieces through `Parser::push_with`, `narrative_bytes4` in 4-byte byte chunks through `Parser::push_bytes_with`; `serde` runs
 //! `serde_json::from_str` on the same blocks, as `bench_report` does (each
 //! value dropped at once); `serde_kept` keeps every value until all are
 //! parsed, as a whole push keeps its events. A second argument repeats
@@ -46,6 +46,7 @@ fn main() {
             "ours_with4" => support::parse_chunked_borrowed(actions.as_bytes(), 4),
             "narrative" => support::parse_chunked(narrative.as_bytes(), 0),
             "narrative4" => support::parse_pieces_borrowed(&pieces),
+            "narrative_bytes4" => support::parse_chunked_borrowed(narrative.as_bytes(), 4),
             "serde" => support::serde_floor(&blocks),
             "serde_kept" => support::serde_kept(&blocks),
             other => panic!("no mode {other}"),
