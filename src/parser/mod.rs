@@ -326,10 +326,14 @@ impl Parser {
 
     /// Runs the machine over `text`; its events wait in `scratch`.
     /// `asked`: the machine has declined to settle `text` already (the
-    /// borrowing path asks it first), so it is not asked again.
+    /// borrowing path asks it first: the main machine's `take_settled`,
+    /// the dialect machine's `take_plain`), so it is not asked again.
     fn feed(&mut self, text: &str, asked: bool) {
         let mut emit = Emit::new(&mut self.ids, &mut self.scratch);
         match &mut self.d {
+            // Asked: `take_plain` declined `text` (or the slice of it that
+            // this is, longer than it takes).
+            Some(d) if asked => d.machine.push_not_plain(text, &mut emit),
             Some(d) => d.machine.push(text, &mut emit),
             None if asked => self.m.push_unsettled(text, &mut emit),
             None => self.m.push(text, &mut emit),

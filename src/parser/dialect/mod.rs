@@ -173,10 +173,15 @@ impl DialectMachine {
 
     pub fn push(&mut self, text: &str, emit: &mut Emit<'_>) {
         match self.take_plain(text) {
-            Some(Plain::Narrative) => return emit.narrative(text),
-            Some(Plain::Reasoning) => return emit.push(Event::Reasoning(text.to_owned())),
-            None => {}
+            Some(Plain::Narrative) => emit.narrative(text),
+            Some(Plain::Reasoning) => emit.push(Event::Reasoning(text.to_owned())),
+            None => self.push_not_plain(text, emit),
         }
+    }
+
+    /// [`Self::push`] for text [`Self::take_plain`] has declined already
+    /// (the borrowing path asks it first): not asked again.
+    pub fn push_not_plain(&mut self, text: &str, emit: &mut Emit<'_>) {
         if self.string_lane(text, emit) {
             return;
         }

@@ -64,12 +64,8 @@ impl DialectMachine {
         };
         let limit = sec.from.saturating_add(self.shared.cfg.max_block_bytes);
         let read_all = self.pos == self.base + self.buf.len() && self.pos <= limit;
-        let watch_idle = sec.first_close.is_some()
-            || match (&sec.watch, &sc.close_set) {
-                (None, _) => true,
-                (Some(w), Some(set)) => w.upto == self.pos && set.held(&w.ms) == 0,
-                (Some(_), None) => false,
-            };
+        // The watch for a first closer has nothing pending.
+        let watch_idle = sec.watch_passes(sc, self.pos, b"");
         let deltas = self.shared.cfg.argument_deltas;
         let sent_all = !deltas || plain || streamed == Some(self.pos);
         if read_all && watch_idle && sent_all && value_end.held(&self.ms) == 0 {
