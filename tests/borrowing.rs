@@ -355,3 +355,60 @@ fn dialect_reasoning_and_narrative_in_small_pieces_allocate_nothing() {
         }
     }
 }
+
+/// Narrative the parser had to hold back (a line start it probed, a `<`
+/// that might open a tag, a fenced block that is not an action's, a
+/// backtick run) is lent from the parser's own buffer once it is certain,
+/// with no string made for it: pushed in small pieces, once the parser is
+/// warm, nothing allocates, and what is lent is what is collected. (A
+/// fence's info word is read into a string of its own, one a fenced block,
+/// not a push: the fence here has none.)
+#[test]
+fn held_narrative_is_lent_from_the_buffer_with_no_allocation() {
+    use actionstream::{Config, Event};
+    let _one = ALLOCS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
+    let part = "Some words < not a tag, a <b>bold</b> one, `code` and ``more``.\n\
+                - a list item\n\
+                ## A heading\n\
+                \n\
+                ```\n\
+                def f(x):\n    return x < 2\n\
+                ```\n\
+                1. numbered, then plain.\n";
+    let text = part.repeat(30);
+    for size in [1usize, 3, 4, 7, 16] {
+        let pieces: Vec<&str> = text
+            .as_bytes()
+            .chunks(size)
+            .map(|c| std::str::from_utf8(c).expect("ASCII"))
+            .collect();
+        let mut parser = Parser::default();
+        let mut got = String::with_capacity(text.len());
+        // The first parts warm the parser (its buffers take their size).
+        let warm = 4 * part.len() / size;
+        let mut before = 0;
+        for (i, piece) in pieces.iter().enumerate() {
+            if i == warm {
+                before = allocs();
+            }
+            parser.push_with(piece, |e| match e {
+                EventRef::Narrative(t) => got.push_str(t),
+                other => panic!("only narrative here, got {other:?}"),
+            });
+        }
+        let made = allocs() - before;
+        parser.finish_with(|e| match e {
+            EventRef::Narrative(t) => got.push_str(t),
+            other => panic!("only narrative here, got {other:?}"),
+        });
+        assert_eq!(made, 0, "pieces of {size}: {made} allocations");
+        assert_eq!(
+            actionstream::oracle::run_chunks(
+                &Config::default(),
+                pieces.iter().map(|p| p.as_bytes())
+            ),
+            [Event::Narrative(got)],
+            "pieces of {size}: what is lent is what is collected"
+        );
+    }
+}

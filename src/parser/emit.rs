@@ -5,45 +5,107 @@
 //! writes to its own pending list, a block whose fate is open to its held
 //! list). Minting an id and writing its `ActionStarted` is one call,
 //! [`Emit::start`], so an action can never start without an id or get two.
+//!
+//! On the borrowing path the parser's own output has a lender: narrative
+//! and reasoning written while nothing waits before them go straight to
+//! the caller's callback, lent from the machine's buffer, with no string
+//! made ([`Emit::lending`]). Anything written after an event waits keeps
+//! its place behind it. A shadow's or a held block's output ([`Emit::to`])
+//! has no lender: what it writes may yet be withheld.
 
-use crate::event::{push_narrative, ActionId, Event, Syntax};
+use crate::event::{push_narrative, ActionId, Event, EventRef, Syntax};
+
+/// The borrowing path's callback.
+pub(super) type Lend<'a> = &'a mut dyn FnMut(EventRef<'_>);
 
 /// Where events go, and the id counter they draw from.
-#[derive(Debug)]
 pub(super) struct Emit<'a> {
     ids: &'a mut u64,
     out: &'a mut Vec<Event>,
+    lend: Option<Lend<'a>>,
+}
+
+impl std::fmt::Debug for Emit<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Emit")
+            .field("ids", &self.ids)
+            .field("out", &self.out)
+            .field("lending", &self.lend.is_some())
+            .finish()
+    }
 }
 
 impl<'a> Emit<'a> {
     #[inline]
     pub fn new(ids: &'a mut u64, out: &'a mut Vec<Event>) -> Self {
-        Emit { ids, out }
+        Emit {
+            ids,
+            out,
+            lend: None,
+        }
+    }
+
+    /// [`Emit::new`] for the borrowing path: narrative and reasoning with
+    /// nothing waiting before them in `out` go to `lend` at once.
+    #[inline]
+    pub fn lending(ids: &'a mut u64, out: &'a mut Vec<Event>, lend: Lend<'a>) -> Self {
+        Emit {
+            ids,
+            out,
+            lend: Some(lend),
+        }
     }
 
     /// The same ids, writing to `out` instead (a shadow's pending events, a
-    /// block's held ones).
+    /// block's held ones), with no lender.
     #[inline]
     pub fn to<'b>(&'b mut self, out: &'b mut Vec<Event>) -> Emit<'b> {
         Emit {
             ids: &mut *self.ids,
             out,
+            lend: None,
         }
     }
 
-    /// The same ids and output, for a call that needs its own `Emit`.
+    /// The same ids, output and lender, for a call that needs its own
+    /// `Emit`.
     #[inline]
     pub fn reborrow(&mut self) -> Emit<'_> {
         Emit {
             ids: &mut *self.ids,
             out: &mut *self.out,
+            lend: match &mut self.lend {
+                Some(f) => Some(&mut **f),
+                None => None,
+            },
         }
     }
 
-    /// Writes narrative, joined to narrative just written.
+    /// The lender, when `text` may go to it: nothing waits before it.
+    #[inline]
+    fn lender(&mut self, text: &str) -> Option<&mut (dyn FnMut(EventRef<'_>) + 'a)> {
+        match &mut self.lend {
+            Some(f) if self.out.is_empty() && !text.is_empty() => Some(&mut **f),
+            _ => None,
+        }
+    }
+
+    /// Writes narrative, joined to narrative just written (or lent).
     #[inline]
     pub fn narrative(&mut self, text: &str) {
-        push_narrative(self.out, text);
+        match self.lender(text) {
+            Some(f) => f(EventRef::Narrative(text)),
+            None => push_narrative(self.out, text),
+        }
+    }
+
+    /// Writes reasoning (or lends it).
+    #[inline]
+    pub fn reasoning(&mut self, text: &str) {
+        match self.lender(text) {
+            Some(f) => f(EventRef::Reasoning(text)),
+            None => self.out.push(Event::Reasoning(text.to_owned())),
+        }
     }
 
     /// Mints an id and writes the action's `ActionStarted`.

@@ -181,7 +181,7 @@ impl Parser {
             return false;
         };
         if !self.lane_out_text(text, out) {
-            self.feed(text, false);
+            self.feed(text, false, None);
             self.publish(out);
         }
         true

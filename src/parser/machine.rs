@@ -143,10 +143,7 @@ impl Machine {
             }
             Stop::TagOpen(i) => {
                 self.pos = from + i + 1;
-                self.state = State::TagOpen {
-                    probe: Box::new(TagProbe::new()),
-                    from: from + i,
-                };
+                self.tag_open_at(from + i);
                 Flow::Go
             }
         }
@@ -402,10 +399,7 @@ impl Machine {
             Stop::TagOpen(_) => {
                 // The `<` is the first byte of the rest.
                 self.pos = at + 1;
-                self.state = State::TagOpen {
-                    probe: Box::new(TagProbe::new()),
-                    from: at,
-                };
+                self.tag_open_at(at);
             }
         }
         text.split_at(n)
@@ -519,6 +513,26 @@ impl Machine {
         self.open_block(opened, emit);
     }
 
+    /// Probes the `<` at `from`, with the last `<`'s probe made new (no
+    /// allocation a `<`).
+    fn tag_open_at(&mut self, from: usize) {
+        let probe = match self.spare_tag.take() {
+            Some(mut p) => {
+                p.reset();
+                p
+            }
+            None => Box::new(TagProbe::new()),
+        };
+        self.state = State::TagOpen { probe, from };
+    }
+
+    /// Keeps a finished `<`'s probe for the next one.
+    fn keep_tag_probe(&mut self, state: State) {
+        if let State::TagOpen { probe, .. } = state {
+            self.spare_tag = Some(probe);
+        }
+    }
+
     fn tag_open(&mut self, emit: &mut Emit<'_>) -> Flow {
         let end = self.end();
         let names = &self.shared.cfg.xml_tags;
@@ -543,7 +557,8 @@ impl Machine {
                 if let Some(nl) = probe.first_newline {
                     self.pos = from + 1 + nl;
                 }
-                self.state = State::Text;
+                let done = std::mem::replace(&mut self.state, State::Text);
+                self.keep_tag_probe(done);
                 Flow::Go
             }
             Probe::Yes => {
@@ -552,6 +567,7 @@ impl Machine {
                     std::mem::replace(&mut self.state, State::Text)
                 {
                     self.tag_opened(&mut probe, from, first, emit);
+                    self.spare_tag = Some(probe);
                 }
                 Flow::Go
             }

@@ -99,7 +99,7 @@ mod syntax;
 
 use crate::dialect::compiled::Compiled;
 use dialect::Plain;
-use emit::Emit;
+use emit::{Emit, Lend};
 use ending::validate;
 use lane::{Dialects, Piece};
 use public::PublicIds;
@@ -198,7 +198,7 @@ impl Parser {
         if self.lane_armed() && self.lane_out_text(text, out) {
             return;
         }
-        self.feed(text, false);
+        self.feed(text, false, None);
         self.publish(out);
     }
 
@@ -253,7 +253,7 @@ impl Parser {
         // Measured on the action-heavy corpus in 4-byte pieces: 5% less
         // time (`examples/whole_parse ours_with4`).
         if self.d.is_none() && self.m.in_block() && !text.is_empty() && text.len() <= SLICE {
-            self.feed(text, true);
+            self.feed(text, true, Some(&mut f));
             self.lend(&mut f);
             return;
         }
@@ -272,7 +272,7 @@ impl Parser {
         // Only the first slice is what the machine declined to settle.
         let mut asked = true;
         for slice in slices(rest) {
-            self.feed(slice, asked);
+            self.feed(slice, asked, Some(&mut f));
             self.lend(&mut f);
             asked = false;
         }
@@ -328,8 +328,14 @@ impl Parser {
     /// `asked`: the machine has declined to settle `text` already (the
     /// borrowing path asks it first: the main machine's `take_settled`,
     /// the dialect machine's `take_plain`), so it is not asked again.
-    fn feed(&mut self, text: &str, asked: bool) {
-        let mut emit = Emit::new(&mut self.ids, &mut self.scratch);
+    /// `lend`: the borrowing path's callback, which narrative and reasoning
+    /// the machine gives out with nothing waiting before them go to at once
+    /// (see [`Emit::lending`]).
+    fn feed(&mut self, text: &str, asked: bool, lend: Option<Lend<'_>>) {
+        let mut emit = match lend {
+            Some(f) => Emit::lending(&mut self.ids, &mut self.scratch, f),
+            None => Emit::new(&mut self.ids, &mut self.scratch),
+        };
         match &mut self.d {
             // Asked: `take_plain` declined `text` (or the slice of it that
             // this is, longer than it takes).

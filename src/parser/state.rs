@@ -99,6 +99,8 @@ pub(super) struct Machine {
     pub spec: Speculation,
     /// The scanner of the last block, kept for the next one.
     pub spare: Option<Box<JsonScanner>>,
+    /// The probe of the last `<`, kept for the next one.
+    pub spare_tag: Option<Box<TagProbe>>,
     /// A cache of one test, for the hot push (`take_prose`). Worked out
     /// again (`note_prose`) at the end of every machine entry that may
     /// change what it caches, and kept by the hot push itself.
@@ -250,6 +252,7 @@ impl Machine {
             line: LineContext::default(),
             spec: Speculation::new(depth),
             spare: None,
+            spare_tag: None,
             prose: Prose::No,
         }
     }

@@ -70,6 +70,25 @@ impl TagProbe {
         }
     }
 
+    /// Makes the probe new again, positioned just after a `<`, keeping
+    /// the room its lists have (a machine reuses one probe for every `<`).
+    pub fn reset(&mut self) {
+        let (mut attrs, mut key, mut value) = (
+            std::mem::take(&mut self.attrs),
+            std::mem::take(&mut self.key),
+            std::mem::take(&mut self.value),
+        );
+        attrs.clear();
+        key.clear();
+        value.clear();
+        *self = TagProbe {
+            attrs,
+            key,
+            value,
+            ..TagProbe::new()
+        };
+    }
+
     /// Steps one byte. [`Probe::Yes`] comes at the content's first
     /// character, which is *not* consumed.
     pub fn step(&mut self, b: u8, names: &[String]) -> Probe {

@@ -174,7 +174,7 @@ impl DialectMachine {
     pub fn push(&mut self, text: &str, emit: &mut Emit<'_>) {
         match self.take_plain(text) {
             Some(Plain::Narrative) => emit.narrative(text),
-            Some(Plain::Reasoning) => emit.push(Event::Reasoning(text.to_owned())),
+            Some(Plain::Reasoning) => emit.reasoning(text),
             None => self.push_not_plain(text, emit),
         }
     }
@@ -313,7 +313,7 @@ impl DialectMachine {
 
     fn reasoning_to(&mut self, to: usize, emit: &mut Emit<'_>) {
         if to > self.start {
-            emit.push(Event::Reasoning(self.text(self.start, to).to_owned()));
+            emit.reasoning(self.text(self.start, to));
             self.start = to;
         }
     }
