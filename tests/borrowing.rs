@@ -281,6 +281,14 @@ fn a_long_dialect_value_is_streamed_with_no_allocation_a_push() {
     }
 }
 
+/// ASCII `text` in pieces of `size` bytes.
+fn ascii_pieces(text: &str, size: usize) -> Vec<&str> {
+    text.as_bytes()
+        .chunks(size)
+        .map(|c| std::str::from_utf8(c).expect("ASCII"))
+        .collect()
+}
+
 /// A model dialect's reasoning and narrative, pushed in small pieces
 /// through the borrowing path: a piece with no byte that could begin one of
 /// the dialect's markers is lent from the piece itself as reasoning or
@@ -304,11 +312,7 @@ fn dialect_reasoning_and_narrative_in_small_pieces_allocate_nothing() {
         let narrative = reasoning.end + 32 + close.len()..text.len() - 16;
         let cfg = Config::default().dialect(Dialect::builtin(dialect).expect("a built-in dialect"));
         for size in [1usize, 3, 4, 7, 16] {
-            let pieces: Vec<&str> = text
-                .as_bytes()
-                .chunks(size)
-                .map(|c| std::str::from_utf8(c).expect("ASCII"))
-                .collect();
+            let pieces = ascii_pieces(&text, size);
             let mut parser = Parser::new(cfg.clone());
             // Room enough that joining the lent text allocates nothing.
             let mut got = [
@@ -377,11 +381,7 @@ fn held_narrative_is_lent_from_the_buffer_with_no_allocation() {
                 1. numbered, then plain.\n";
     let text = part.repeat(30);
     for size in [1usize, 3, 4, 7, 16] {
-        let pieces: Vec<&str> = text
-            .as_bytes()
-            .chunks(size)
-            .map(|c| std::str::from_utf8(c).expect("ASCII"))
-            .collect();
+        let pieces = ascii_pieces(&text, size);
         let mut parser = Parser::default();
         let mut got = String::with_capacity(text.len());
         // The first parts warm the parser (its buffers take their size).

@@ -43,6 +43,13 @@
 //! block. Speculation (a block whose JSON is open at a closer) is described
 //! in `speculate.rs`.
 //!
+//! Events wait in `scratch` until the push ends and [`Parser::publish`]
+//! moves them out. On the borrowing path one kind skips the wait: narrative
+//! and reasoning written while nothing waits are lent to the caller at once
+//! from the machine's own buffer (`emit::Emit::lending`), so text held back
+//! and then given out is never copied into a string. What comes after a
+//! waiting event waits behind it, so the order is kept.
+//!
 //! Internally, action ids are unique numbers drawn from one counter; the
 //! [`Parser`] renumbers them in the order their `ActionStarted` events come
 //! out, so ids count from 0 whatever the speculation did.
