@@ -364,11 +364,15 @@ fn dialect_reasoning_and_narrative_in_small_pieces_allocate_nothing() {
 /// that might open a tag, a fenced block that is not an action's, a
 /// backtick run) is lent from the parser's own buffer once it is certain,
 /// with no string made for it: pushed in small pieces, once the parser is
-/// warm, nothing allocates, and what is lent is what is collected. (A
+/// warm, nothing allocates, and what is lent is what is collected. The
+/// same with a model dialect chosen beside the actions (its machine hands
+/// its narrative to the main machine, which lends it through the dialect
+/// machine's output), and a `<` the dialect's markers could begin too. (A
 /// fence's info word is read into a string of its own, one a fenced block,
 /// not a push: the fence here has none.)
 #[test]
 fn held_narrative_is_lent_from_the_buffer_with_no_allocation() {
+    use actionstream::dialect::Dialect;
     use actionstream::{Config, Event};
     let _one = ALLOCS_LOCK.lock().unwrap_or_else(|e| e.into_inner());
     let part = "Some words < not a tag, a <b>bold</b> one, `code` and ``more``.\n\
@@ -380,35 +384,43 @@ fn held_narrative_is_lent_from_the_buffer_with_no_allocation() {
                 ```\n\
                 1. numbered, then plain.\n";
     let text = part.repeat(30);
-    for size in [1usize, 3, 4, 7, 16] {
-        let pieces = ascii_pieces(&text, size);
-        let mut parser = Parser::default();
-        let mut got = String::with_capacity(text.len());
-        // The first parts warm the parser (its buffers take their size).
-        let warm = 4 * part.len() / size;
-        let mut before = 0;
-        for (i, piece) in pieces.iter().enumerate() {
-            if i == warm {
-                before = allocs();
+    let configs = [
+        ("actions", Config::default()),
+        (
+            "hermes beside the actions",
+            Config::default()
+                .dialect(Dialect::builtin("hermes").expect("a built-in dialect"))
+                .actions(true),
+        ),
+    ];
+    for (what, cfg) in &configs {
+        for size in [1usize, 3, 4, 7, 16] {
+            let pieces = ascii_pieces(&text, size);
+            let mut parser = Parser::new(cfg.clone());
+            let mut got = String::with_capacity(text.len());
+            // The first parts warm the parser (its buffers take their size).
+            let warm = 4 * part.len() / size;
+            let mut before = 0;
+            for (i, piece) in pieces.iter().enumerate() {
+                if i == warm {
+                    before = allocs();
+                }
+                parser.push_with(piece, |e| match e {
+                    EventRef::Narrative(t) => got.push_str(t),
+                    other => panic!("{what}: only narrative here, got {other:?}"),
+                });
             }
-            parser.push_with(piece, |e| match e {
+            let made = allocs() - before;
+            parser.finish_with(|e| match e {
                 EventRef::Narrative(t) => got.push_str(t),
-                other => panic!("only narrative here, got {other:?}"),
+                other => panic!("{what}: only narrative here, got {other:?}"),
             });
+            assert_eq!(made, 0, "{what}, pieces of {size}: {made} allocations");
+            assert_eq!(
+                actionstream::oracle::run_chunks(cfg, pieces.iter().map(|p| p.as_bytes())),
+                [Event::Narrative(got)],
+                "{what}, pieces of {size}: what is lent is what is collected"
+            );
         }
-        let made = allocs() - before;
-        parser.finish_with(|e| match e {
-            EventRef::Narrative(t) => got.push_str(t),
-            other => panic!("only narrative here, got {other:?}"),
-        });
-        assert_eq!(made, 0, "pieces of {size}: {made} allocations");
-        assert_eq!(
-            actionstream::oracle::run_chunks(
-                &Config::default(),
-                pieces.iter().map(|p| p.as_bytes())
-            ),
-            [Event::Narrative(got)],
-            "pieces of {size}: what is lent is what is collected"
-        );
     }
 }

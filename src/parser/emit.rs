@@ -67,6 +67,24 @@ impl<'a> Emit<'a> {
         }
     }
 
+    /// [`Emit::to`] keeping the lender when nothing waits in this output:
+    /// narrative written to `out` while `out` is still empty goes to the
+    /// lender at once, ahead of everything that will be moved from `out`
+    /// to this output (the dialect machine's inner machine, whose events
+    /// it moves on after the push).
+    #[inline]
+    pub fn lending_to<'b>(&'b mut self, out: &'b mut Vec<Event>) -> Emit<'b> {
+        let lend = match &mut self.lend {
+            Some(f) if self.out.is_empty() => Some(&mut **f as Lend<'b>),
+            _ => None,
+        };
+        Emit {
+            ids: &mut *self.ids,
+            out,
+            lend,
+        }
+    }
+
     /// The same ids, output and lender, for a call that needs its own
     /// `Emit`.
     #[inline]

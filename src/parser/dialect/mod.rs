@@ -287,7 +287,7 @@ impl DialectMachine {
                 // was given, so they move by what this machine kept back.
                 let shift = self.start - self.fed;
                 let mut events = Vec::new();
-                inner.push(text, &mut emit.to(&mut events));
+                inner.push(text, &mut emit.lending_to(&mut events));
                 self.fed += text.len();
                 emit.extend(shifted(events, shift));
             }
@@ -306,7 +306,7 @@ impl DialectMachine {
         if let Some(inner) = &mut self.inner {
             let shift = self.start - self.fed;
             let mut events = Vec::new();
-            inner.finish(&mut emit.to(&mut events));
+            inner.finish(&mut emit.lending_to(&mut events));
             emit.extend(shifted(events, shift));
         }
     }
