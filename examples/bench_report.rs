@@ -696,23 +696,6 @@ enum Streams {
     Bare,
 }
 
-/// One response as a stream of 16-byte chunks, each after a `yield_now`:
-/// every chunk is a real task wake-up (the task goes back to the end of
-/// the runtime's queue, behind the other 9,999), as when each chunk comes
-/// off the network.
-fn yielding_chunks(
-    bytes: &'static [u8],
-) -> impl futures::Stream<Item = std::io::Result<&'static [u8]>> {
-    futures::stream::unfold(0usize, move |at| async move {
-        if at >= bytes.len() {
-            return None;
-        }
-        tokio::task::yield_now().await;
-        let end = (at + 16).min(bytes.len());
-        Some((Ok(&bytes[at..end]), end))
-    })
-}
-
 /// Runs one task per response on `rt` in a `LocalSet`, `at_once` tasks at
 /// a time (spawned together, all awaited before the next wave); returns
 /// the wall time, the events (or bytes, for [`Streams::Bare`]) counted,
@@ -742,7 +725,7 @@ fn concurrent(
             // capture, once inside the adapter).
             let template = template.clone();
             tasks.push(tokio::task::spawn_local(async move {
-                let chunks = Box::pin(yielding_chunks(bytes));
+                let chunks = Box::pin(support::yielding_chunks(bytes));
                 let mut n = 0usize;
                 if how == Streams::Bare {
                     let mut chunks = chunks;
@@ -774,25 +757,6 @@ fn concurrent(
     });
     let wall = t.elapsed();
     (wall, counted, PEAK.load(Ordering::Relaxed) - live_before)
-}
-
-/// The same responses one after another, each with a sibling of
-/// `template` in 16-byte chunks; returns the events counted.
-fn sequential(texts: &[&'static str], streams: usize, template: &Parser) -> usize {
-    let mut events = Vec::new();
-    let mut n = 0;
-    for i in 0..streams {
-        let mut parser = template.sibling();
-        for c in texts[i % texts.len()].as_bytes().chunks(16) {
-            parser.push_bytes(c, &mut events);
-            n += events.len();
-            events.clear();
-        }
-        parser.finish(&mut events);
-        n += events.len();
-        events.clear();
-    }
-    n
 }
 
 /// What an idle `parse_events` stream costs: the adapter made over an
@@ -837,9 +801,7 @@ fn idle_stream(template: Option<&Parser>) -> (usize, usize) {
 fn scale(targets: &mut Vec<(String, String, bool)>) {
     const STREAMS: usize = 10_000;
     const RUNS: usize = 3;
-    let texts: Vec<&'static str> = (0..16)
-        .map(|i| &*Box::leak(support::action_corpus(1_500 + 100 * i).into_boxed_str()))
-        .collect();
+    let texts = support::scale_texts();
     let total: usize = (0..STREAMS).map(|i| texts[i % texts.len()].len()).sum();
     let template = std::rc::Rc::new(Parser::default());
     let rt = tokio::runtime::Builder::new_current_thread()
@@ -863,7 +825,7 @@ fn scale(targets: &mut Vec<(String, String, bool)>) {
     let mut peak = [0usize; 5];
     for _ in 0..RUNS {
         let t = Instant::now();
-        let want = sequential(&texts, STREAMS, &template);
+        let want = support::sequential(&texts, STREAMS, &template);
         seq = seq.min(t.elapsed());
         for (k, (how, at_once)) in modes.into_iter().enumerate() {
             let (wall, counted, p) = concurrent(&rt, &texts, STREAMS, &template, how, at_once);

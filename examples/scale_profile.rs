@@ -21,19 +21,6 @@ use actionstream::stream::ParseExt;
 use actionstream::Parser;
 use futures::StreamExt;
 
-fn yielding_chunks(
-    bytes: &'static [u8],
-) -> impl futures::Stream<Item = std::io::Result<&'static [u8]>> {
-    futures::stream::unfold(0usize, move |at| async move {
-        if at >= bytes.len() {
-            return None;
-        }
-        tokio::task::yield_now().await;
-        let end = (at + 16).min(bytes.len());
-        Some((Ok(&bytes[at..end]), end))
-    })
-}
-
 fn main() {
     let mode = std::env::args()
         .nth(1)
@@ -42,26 +29,11 @@ fn main() {
         .nth(2)
         .and_then(|n| n.parse().ok())
         .unwrap_or(10_000);
-    let texts: Vec<&'static str> = (0..16)
-        .map(|i| &*Box::leak(support::action_corpus(1_500 + 100 * i).into_boxed_str()))
-        .collect();
+    let texts = support::scale_texts();
     let template = std::rc::Rc::new(Parser::default());
     let t = std::time::Instant::now();
     let n = if mode == "sequential" {
-        let mut events = Vec::new();
-        let mut n = 0;
-        for i in 0..streams {
-            let mut parser = template.sibling();
-            for c in texts[i % texts.len()].as_bytes().chunks(16) {
-                parser.push_bytes(c, &mut events);
-                n += events.len();
-                events.clear();
-            }
-            parser.finish(&mut events);
-            n += events.len();
-            events.clear();
-        }
-        n
+        support::sequential(&texts, streams, &template)
     } else {
         let bare = mode == "bare";
         let rt = tokio::runtime::Builder::new_current_thread()
@@ -74,7 +46,7 @@ fn main() {
                 let bytes = texts[i % texts.len()].as_bytes();
                 let template = template.clone();
                 tasks.push(tokio::task::spawn_local(async move {
-                    let mut chunks = Box::pin(yielding_chunks(bytes));
+                    let mut chunks = Box::pin(support::yielding_chunks(bytes));
                     let mut n = 0usize;
                     if bare {
                         while let Some(c) = chunks.next().await {

@@ -1,6 +1,8 @@
 //! Shared by the criterion bench and `examples/bench_report.rs`: the
 //! deterministic corpora, the re-parse-per-chunk baseline, the serde_json
-//! floor and the hostile inputs.
+//! floor, the hostile inputs, and the scale section's responses, chunk
+//! source and one-after-another baseline (shared with
+//! `examples/scale_profile.rs`).
 #![allow(dead_code)]
 
 use actionstream::{Config, Event, Parser};
@@ -380,3 +382,48 @@ pub const HOSTILE: &[&str] = &[
     "unclosed tags",
     "fence lines in a string",
 ];
+
+/// The scale section's responses: 16 action-heavy ones of 1.5–3 KB, made
+/// once and kept for the run (the tasks that read them are `'static`).
+pub fn scale_texts() -> Vec<&'static str> {
+    (0..16)
+        .map(|i| &*Box::leak(action_corpus(1_500 + 100 * i).into_boxed_str()))
+        .collect()
+}
+
+/// `streams` of `texts` (in turn) one after another, each with a sibling
+/// of `template` in 16-byte chunks; returns the events counted.
+pub fn sequential(texts: &[&'static str], streams: usize, template: &Parser) -> usize {
+    let mut events = Vec::new();
+    let mut n = 0;
+    for i in 0..streams {
+        let mut parser = template.sibling();
+        for c in texts[i % texts.len()].as_bytes().chunks(16) {
+            parser.push_bytes(c, &mut events);
+            n += events.len();
+            events.clear();
+        }
+        parser.finish(&mut events);
+        n += events.len();
+        events.clear();
+    }
+    n
+}
+
+/// One response as a stream of 16-byte chunks, each after a `yield_now`:
+/// every chunk is a real task wake-up (the task goes back to the end of
+/// the runtime's queue, behind the other tasks), as when each chunk comes
+/// off the network.
+#[cfg(feature = "stream")]
+pub fn yielding_chunks(
+    bytes: &'static [u8],
+) -> impl futures::Stream<Item = std::io::Result<&'static [u8]>> {
+    futures::stream::unfold(0usize, move |at| async move {
+        if at >= bytes.len() {
+            return None;
+        }
+        tokio::task::yield_now().await;
+        let end = (at + 16).min(bytes.len());
+        Some((Ok(&bytes[at..end]), end))
+    })
+}

@@ -526,11 +526,10 @@ impl Machine {
         self.state = State::TagOpen { probe, from };
     }
 
-    /// Keeps a finished `<`'s probe for the next one.
-    fn keep_tag_probe(&mut self, state: State) {
-        if let State::TagOpen { probe, .. } = state {
-            self.spare_tag = Some(probe);
-        }
+    /// Keeps a finished `<`'s probe for the next one (the one way back to
+    /// `spare_tag`, as `tag_open_at` is the one way out).
+    fn keep_tag_probe(&mut self, probe: Box<TagProbe>) {
+        self.spare_tag = Some(probe);
     }
 
     fn tag_open(&mut self, emit: &mut Emit<'_>) -> Flow {
@@ -557,8 +556,11 @@ impl Machine {
                 if let Some(nl) = probe.first_newline {
                     self.pos = from + 1 + nl;
                 }
-                let done = std::mem::replace(&mut self.state, State::Text);
-                self.keep_tag_probe(done);
+                if let State::TagOpen { probe, .. } =
+                    std::mem::replace(&mut self.state, State::Text)
+                {
+                    self.keep_tag_probe(probe);
+                }
                 Flow::Go
             }
             Probe::Yes => {
@@ -567,7 +569,7 @@ impl Machine {
                     std::mem::replace(&mut self.state, State::Text)
                 {
                     self.tag_opened(&mut probe, from, first, emit);
-                    self.spare_tag = Some(probe);
+                    self.keep_tag_probe(probe);
                 }
                 Flow::Go
             }
