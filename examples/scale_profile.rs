@@ -15,16 +15,16 @@
 //! what keeping 10,000 streams in flight costs it.
 //!
 //! More modes measure the room the 50% target leaves, with no cache
-//! simulator. `touch:K` is `bare` with each stream writing to K cache lines
-//! of a state of its own at every wake-up, the lines side by side (what a
-//! line a push touches costs when 10,000 streams take turns, at best);
-//! `chain:K` is the same with the K lines in K boxes, each pointing to the
-//! next and each made at a different wake-up, so that other streams' boxes
-//! lie between them (as a parser's boxed block, scanner and stacks do);
-//! `boxes:K` has the K boxes apart as well, but found from one list (each
-//! load independent of the others). A
-//! third argument `prose` makes the responses' blocks narrative (a
-//! ```` ```text ```` fence, a `<b>` tag), the least state a push can touch:
+//! simulator: `bare` with each stream writing to K cache lines of a state
+//! of its own at every wake-up (what a line a push touches costs when
+//! 10,000 streams take turns), the lines laid out three ways (`Layout`):
+//! side by side (`touch:K`), in K boxes apart found from one list
+//! (`boxes:K`), or in K boxes each found through the one before
+//! (`chain:K`, as a parser's boxed block, scanner and stacks are). Each
+//! box is made at a different wake-up, so other streams' boxes lie
+//! between them. A third argument `prose` makes the responses' blocks
+//! narrative (a ```` ```text ```` fence, a `<b>` tag), the least state a
+//! push can touch:
 //!
 //! ```text
 //! target/release/examples/scale_profile touch:16
@@ -60,16 +60,13 @@ fn main() {
             })
             .collect();
     }
-    // `touch:K`, `chain:K`: the lines of its own state each stream writes
-    // a wake-up, side by side or chained.
-    let lines = |prefix: &str| -> Option<usize> { mode.strip_prefix(prefix)?.parse().ok() };
-    let (touch, chain, boxes) = (lines("touch:"), lines("chain:"), lines("boxes:"));
+    let lines = Layout::parse(&mode);
     let template = std::rc::Rc::new(Parser::default());
     let t = std::time::Instant::now();
     let n = if mode == "sequential" {
         support::sequential(&texts, streams, &template)
     } else {
-        let bare = mode == "bare" || touch.is_some() || chain.is_some() || boxes.is_some();
+        let bare = mode == "bare" || lines.is_some();
         let rt = tokio::runtime::Builder::new_current_thread()
             .build()
             .expect("a runtime");
@@ -83,32 +80,15 @@ fn main() {
                     let mut chunks = Box::pin(support::yielding_chunks(bytes));
                     let mut n = 0usize;
                     if bare {
-                        // Eight words a line: one word of each line written.
-                        let mut state = vec![0u64; 8 * touch.unwrap_or(0)];
-                        let mut links = Link::default();
-                        let mut apart: Vec<Box<Link>> = Vec::new();
-                        let mut made = 0;
+                        let mut state = lines.map(Lines::new);
                         while let Some(c) = chunks.next().await {
                             let len = c.expect("no transport error").len();
-                            for word in state.iter_mut().step_by(8) {
-                                *word = word.wrapping_add(len as u64);
-                            }
-                            if made < chain.unwrap_or(0) {
-                                links.append();
-                                made += 1;
-                            }
-                            if apart.len() < boxes.unwrap_or(0) {
-                                apart.push(Box::default());
-                            }
-                            links.touch(len as u64);
-                            for link in &mut apart {
-                                link.word = link.word.wrapping_add(len as u64);
+                            if let Some(state) = &mut state {
+                                state.touch(len as u64);
                             }
                             n += len;
                         }
-                        let sum: u64 = std::hint::black_box(&state).iter().sum();
-                        let apart: u64 = apart.iter().map(|l| l.word).sum();
-                        return n + (sum + apart + links.touch(0)) as usize;
+                        return n + std::hint::black_box(state).map_or(0, |s| s.sum()) as usize;
                     }
                     let mut events = chunks.parse_events_with(template.sibling());
                     while let Some(e) = events.next().await {
@@ -128,33 +108,96 @@ fn main() {
     println!("{mode}: {n} in {:.0} ms", t.elapsed().as_secs_f64() * 1e3);
 }
 
-/// One line of a chain of boxes (`chain:K`).
-#[derive(Default)]
-#[repr(align(64))]
-struct Link {
-    word: u64,
-    next: Option<Box<Link>>,
+/// How the lines a stream writes each wake-up lie (`touch:K`, `boxes:K`,
+/// `chain:K`), and how many.
+#[derive(Clone, Copy)]
+enum Layout {
+    Side(usize),
+    Apart(usize),
+    Chain(usize),
 }
 
-impl Link {
-    /// A box at the chain's end.
-    fn append(&mut self) {
-        match &mut self.next {
-            Some(next) => next.append(),
-            None => self.next = Some(Box::default()),
+impl Layout {
+    fn parse(mode: &str) -> Option<Layout> {
+        let (kind, k) = mode.split_once(':')?;
+        let k = k.parse().ok()?;
+        match kind {
+            "touch" => Some(Layout::Side(k)),
+            "boxes" => Some(Layout::Apart(k)),
+            "chain" => Some(Layout::Chain(k)),
+            _ => None,
+        }
+    }
+}
+
+/// One cache line of a stream's state.
+#[derive(Default)]
+#[repr(align(64))]
+struct Line {
+    word: u64,
+    /// The next line, in a chain.
+    next: Option<Box<Line>>,
+}
+
+/// A stream's lines: all of them side by side from the start, or boxes
+/// made one a wake-up up to K.
+enum Lines {
+    Side(Vec<Line>),
+    // Boxed on purpose: each line apart from the others.
+    #[allow(clippy::vec_box)]
+    Apart(Vec<Box<Line>>, usize),
+    /// The first box (its own word unused), the boxes made, and K.
+    Chain(Line, usize, usize),
+}
+
+impl Lines {
+    fn new(layout: Layout) -> Lines {
+        match layout {
+            Layout::Side(k) => Lines::Side((0..k).map(|_| Line::default()).collect()),
+            Layout::Apart(k) => Lines::Apart(Vec::new(), k),
+            Layout::Chain(k) => Lines::Chain(Line::default(), 0, k),
         }
     }
 
-    /// Writes a word in every box, each found through the one before;
-    /// returns their sum.
-    fn touch(&mut self, by: u64) -> u64 {
-        let mut sum = 0;
-        let mut at = self.next.as_deref_mut();
-        while let Some(link) = at {
-            link.word = link.word.wrapping_add(by);
-            sum += link.word;
-            at = link.next.as_deref_mut();
+    /// One wake-up: a box more if not all are made, then a word written
+    /// in every line.
+    fn touch(&mut self, by: u64) {
+        let bump = |line: &mut Line| line.word = line.word.wrapping_add(by);
+        match self {
+            Lines::Side(lines) => lines.iter_mut().for_each(bump),
+            Lines::Apart(boxes, k) => {
+                if boxes.len() < *k {
+                    boxes.push(Box::default());
+                }
+                boxes.iter_mut().for_each(|line| bump(line));
+            }
+            Lines::Chain(first, made, k) => {
+                let mut end = &mut first.next;
+                while let Some(line) = end {
+                    bump(line);
+                    end = &mut line.next;
+                }
+                if *made < *k {
+                    *end = Some(Box::default());
+                    *made += 1;
+                }
+            }
         }
-        sum
+    }
+
+    /// The words written, summed (so that no write is left out).
+    fn sum(&self) -> u64 {
+        match self {
+            Lines::Side(lines) => lines.iter().map(|l| l.word).sum(),
+            Lines::Apart(boxes, _) => boxes.iter().map(|l| l.word).sum(),
+            Lines::Chain(first, ..) => {
+                let (mut sum, mut at) = (0, first.next.as_deref());
+                while let Some(line) = at {
+                    sum += line.word;
+                    at = line.next.as_deref();
+                }
+                sum
+            }
+        }
     }
 }
