@@ -146,8 +146,8 @@ enum Lines {
     // Boxed on purpose: each line apart from the others.
     #[allow(clippy::vec_box)]
     Apart(Vec<Box<Line>>, usize),
-    /// The first box (its own word unused), the boxes made, and K.
-    Chain(Line, usize, usize),
+    /// The first box (its own word unused), and K.
+    Chain(Line, usize),
 }
 
 impl Lines {
@@ -155,7 +155,7 @@ impl Lines {
         match layout {
             Layout::Side(k) => Lines::Side((0..k).map(|_| Line::default()).collect()),
             Layout::Apart(k) => Lines::Apart(Vec::new(), k),
-            Layout::Chain(k) => Lines::Chain(Line::default(), 0, k),
+            Layout::Chain(k) => Lines::Chain(Line::default(), k),
         }
     }
 
@@ -171,15 +171,15 @@ impl Lines {
                 }
                 boxes.iter_mut().for_each(|line| bump(line));
             }
-            Lines::Chain(first, made, k) => {
-                let mut end = &mut first.next;
+            Lines::Chain(first, k) => {
+                let (mut end, mut made) = (&mut first.next, 0);
                 while let Some(line) = end {
                     bump(line);
                     end = &mut line.next;
+                    made += 1;
                 }
-                if *made < *k {
+                if made < *k {
                     *end = Some(Box::default());
-                    *made += 1;
                 }
             }
         }
