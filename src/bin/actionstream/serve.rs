@@ -29,8 +29,8 @@ pub struct ServeArgs {
     /// `--dialect`.
     #[arg(long)]
     pub model_dialects: bool,
-    /// `live` sends each call as the model writes it; `complete` holds each
-    /// call until it completes.
+    /// `live` sends each call as the model writes it, from its first
+    /// argument fragment; `complete` holds each call until it completes.
     #[arg(long, value_enum, default_value = "live")]
     pub calls: CallsArg,
 }
