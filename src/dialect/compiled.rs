@@ -28,6 +28,9 @@ pub(crate) enum Inner {
     Close,
     /// Opens section `i` (with `calls_in_reasoning`).
     Section(usize),
+    /// Opens section `i` and ends the reasoning (a dialect whose
+    /// `calls_end_reasoning` is on).
+    Ends(usize),
     /// Begins a harmony message header: the reasoning ends.
     Header,
 }
@@ -158,6 +161,11 @@ pub(crate) struct Compiled {
     pub(crate) enclosures: Vec<Roles<Inner>>,
     /// Closes any reasoning: for a response that starts inside it.
     pub(crate) any_close: Roles<Inner>,
+    /// The closers of each enclosure, by index (what may follow a call
+    /// that ended reasoning, as a marker).
+    pub(crate) closes: Vec<Vec<String>>,
+    /// Every closer (for reasoning the response started in).
+    pub(crate) all_closes: Vec<String>,
     pub(crate) sections: Vec<SectionC>,
     /// `(section, form)` read when the response starts with `{`.
     pub(crate) first_json: Option<usize>,
@@ -404,7 +412,27 @@ impl Compiled {
         } else {
             Vec::new()
         };
-        let reasoning_set = |closes: Vec<String>, headers: bool| {
+        // The openers of the sections of dialects whose calls end their
+        // reasoning, by dialect.
+        let ending: Vec<(usize, String, Inner)> = sections
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.open.is_empty())
+            .filter(|(_, s)| {
+                dialects
+                    .get(s.dialect)
+                    .is_some_and(|d| d.calls_end_reasoning)
+            })
+            .map(|(i, s)| (s.dialect, s.open.clone(), Inner::Ends(i)))
+            .collect();
+        let ending_opens = |of: &dyn Fn(usize) -> bool| -> Vec<(String, Inner)> {
+            ending
+                .iter()
+                .filter(|(d, _, _)| of(*d))
+                .map(|(_, m, r)| (m.clone(), *r))
+                .collect()
+        };
+        let reasoning_set = |closes: Vec<String>, headers: bool, ending: Vec<(String, Inner)>| {
             let mut pairs: Vec<(String, Inner)> =
                 closes.into_iter().map(|c| (c, Inner::Close)).collect();
             if headers {
@@ -415,13 +443,18 @@ impl Compiled {
                 );
             }
             pairs.extend(section_opens.iter().cloned());
+            pairs.extend(ending);
             let mut seen = std::collections::HashSet::new();
             pairs.retain(|(m, _)| seen.insert(m.clone()));
             Roles::new(pairs)
         };
         let mut enclosures: Vec<Roles<Inner>> = enclosures_raw
             .iter()
-            .map(|(_, c)| reasoning_set(vec![c.clone()], false))
+            .map(|(di, c)| reasoning_set(vec![c.clone()], false, ending_opens(&|d| d == *di)))
+            .collect();
+        let closes: Vec<Vec<String>> = enclosures_raw
+            .iter()
+            .map(|(_, c)| vec![c.clone()])
             .collect();
         let mut all_closes: Vec<String> = enclosures_raw.iter().map(|(_, c)| c.clone()).collect();
         let harmony = harmony_dialect.map(|di| {
@@ -429,6 +462,7 @@ impl Compiled {
             enclosures.push(reasoning_set(
                 HARMONY_ENDS.iter().map(|m| (*m).to_owned()).collect(),
                 true,
+                Vec::new(),
             ));
             all_closes.extend(HARMONY_ENDS.iter().map(|m| (*m).to_owned()));
             let idx = sections.len();
@@ -448,12 +482,19 @@ impl Compiled {
                 analysis,
             }
         });
-        let any_close = reasoning_set(all_closes, harmony.is_some());
+        all_closes.dedup();
+        let any_close = reasoning_set(
+            all_closes.clone(),
+            harmony.is_some(),
+            ending_opens(&|_| true),
+        );
         Compiled {
             dialects: dialects.to_vec(),
             outer: Roles::new(outer),
             enclosures,
             any_close,
+            closes,
+            all_closes,
             sections,
             first_json,
             first_list,

@@ -57,6 +57,14 @@ pub struct Dialect {
     /// channels; see the contract.
     #[serde(default)]
     pub harmony: bool,
+    /// A call section's opener met inside this dialect's reasoning ends the
+    /// reasoning there, as its closer would, and the call is read; a
+    /// reasoning closer after the call, with only white space between, is
+    /// a marker (Qwen3.5 and Kimi K2 open a call without closing their
+    /// reasoning). Off: the opener is reasoning text, unless
+    /// `calls_in_reasoning`.
+    #[serde(default)]
+    pub calls_end_reasoning: bool,
 }
 
 /// Text between two markers.
