@@ -87,6 +87,7 @@ fn qwen_params() -> Calls {
         value_end: s("</parameter>"),
         end: Some(s("</function>")),
         trim_line_endings: true,
+        value_type: None,
     }
 }
 
@@ -125,6 +126,7 @@ fn dsml_params(tag: &str) -> Calls {
         value_end: format!("</{tag}parameter>"),
         end: Some(format!("</{tag}invoke>")),
         trim_line_endings: false,
+        value_type: None,
     }
 }
 
@@ -140,6 +142,7 @@ fn glm_params() -> Calls {
         value_end: s("</arg_value>"),
         end: None,
         trim_line_endings: false,
+        value_type: None,
     }
 }
 
@@ -156,6 +159,7 @@ fn invoke_params(prefix: &str) -> Calls {
         value_end: format!("</{prefix}parameter>"),
         end: Some(format!("</{prefix}invoke>")),
         trim_line_endings: false,
+        value_type: None,
     }
 }
 
@@ -500,6 +504,7 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                         value_end: s("</ifm|arg_value>"),
                         end: None,
                         trim_line_endings: false,
+                        value_type: Some(enclose("<ifm|arg_type>", "</ifm|arg_type>")),
                     },
                 ],
             )];

@@ -84,8 +84,11 @@ pub(crate) enum Form {
         params: Roles<ParamMark>,
         key_end: Roles<usize>,
         key_ends: Vec<KeyEnd>,
-        /// The marker before a value, with what may come instead of it.
+        /// The marker before a value, with what may come instead of it
+        /// (and the opener of its type, where the form writes one).
         value: Option<Roles<ParamMark>>,
+        /// The marker that ends a value's type.
+        type_close: Option<MarkerSet>,
         value_end: MarkerSet,
         trim: bool,
         /// The bytes that end the fast lane through a value (see
@@ -117,6 +120,8 @@ pub(crate) enum ParamMark {
     NameEnd,
     /// The marker before a value (GLM's `<arg_value>`).
     Value,
+    /// The marker before a value's type (K2 Horizon's `<ifm|arg_type>`).
+    Type,
     Key,
     End,
     Close,
@@ -241,7 +246,9 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             value_end,
             end,
             trim_line_endings,
+            value_type,
         } => {
+            let value_type = value_type.as_ref().filter(|_| value.is_some());
             let mut tail = vec![(key.clone(), ParamMark::Key)];
             if let Some(e) = end {
                 tail.push((e.clone(), ParamMark::End));
@@ -268,9 +275,13 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
                 key_ends: key_end.clone(),
                 value: value.as_ref().map(|m| {
                     let mut pairs = vec![(m.clone(), ParamMark::Value)];
+                    if let Some(t) = value_type {
+                        pairs.push((t.open.clone(), ParamMark::Type));
+                    }
                     pairs.extend(tail.iter().cloned());
                     Roles::new(pairs)
                 }),
+                type_close: value_type.map(|t| MarkerSet::new(&[t.close.as_str()])),
                 value_end: MarkerSet::new(&[value_end.as_str()]),
                 trim: *trim_line_endings,
                 stops: stops_of(value_end, sec_close, *trim_line_endings),

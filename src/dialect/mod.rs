@@ -170,6 +170,14 @@ pub enum Calls {
         /// A marker before the value, after the key (GLM: `<arg_value>`).
         #[serde(default)]
         value: Option<String>,
+        /// Markers around a value's type, between the key and `value`
+        /// (K2 Horizon: `<ifm|arg_type>`…`</ifm|arg_type>`, optional per
+        /// parameter): `string` reads the value as written; `integer`,
+        /// `number`, `boolean`, `object`, `array` and `null` as JSON; any
+        /// other type as the key's end marker says. Read only where `value`
+        /// is set.
+        #[serde(default)]
+        value_type: Option<Enclosure>,
         /// The marker after the value.
         value_end: String,
         /// The marker that ends a call (none: the section's end does).

@@ -93,6 +93,11 @@ enum Read {
         key: String,
         kind: ValueKind,
     },
+    /// A value's type, from `Sec::mark`.
+    ValueType {
+        key: String,
+        kind: ValueKind,
+    },
     /// A value from `from`.
     Value {
         key: String,
@@ -529,7 +534,9 @@ impl DialectMachine {
                 Flow::Go
             }
             Read::PName | Read::Params => self.params_step(sec, emit),
-            Read::Key | Read::ValueOpen { .. } | Read::Value { .. } => self.params_step(sec, emit),
+            Read::Key | Read::ValueOpen { .. } | Read::ValueType { .. } | Read::Value { .. } => {
+                self.params_step(sec, emit)
+            }
         }
     }
 
