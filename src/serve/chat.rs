@@ -39,6 +39,10 @@ pub(super) struct Request {
     n: u64,
     /// The `tools` array as JSON text (the cache key) and its schemas.
     tools: Option<(String, Vec<(String, Value)>)>,
+    /// Whether the request turned thinking on or off
+    /// (`chat_template_kwargs` `enable_thinking` or `thinking`, as vLLM
+    /// and SGLang read them).
+    thinking: Option<bool>,
 }
 
 impl Request {
@@ -99,11 +103,17 @@ impl Request {
                 ))
             }
         };
+        let thinking = obj.get("chat_template_kwargs").and_then(|k| {
+            ["enable_thinking", "thinking"]
+                .iter()
+                .find_map(|key| k.get(*key).and_then(Value::as_bool))
+        });
         Ok(Request {
             stream,
             model,
             n,
             tools,
+            thinking,
         })
     }
 }
@@ -134,7 +144,8 @@ async fn handle(
     let started = Instant::now();
     let request = Request::read(&body)?;
     let dialects = shared.dialects_for(request.model.as_deref());
-    let config = shared.config_for(&dialects, request.tools.as_ref())?;
+    let open = shared.reasoning_open_for(request.model.as_deref(), request.thinking);
+    let config = shared.config_for(&dialects, request.tools.as_ref(), open)?;
     tracing::debug!(
         model = request.model.as_deref().unwrap_or(""),
         stream = request.stream,
