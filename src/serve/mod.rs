@@ -170,7 +170,7 @@ impl ServeConfig {
     }
 
     /// When calls go out (default [`Calls::Live`]: as the model writes
-    /// them).
+    /// them, each from its first argument fragment).
     pub fn calls(mut self, calls: Calls) -> Self {
         self.calls = calls;
         self

@@ -108,8 +108,9 @@ pub struct ParseArgs {
     #[arg(long, value_name = "FORMAT", default_value = "events", value_parser = format_parser())]
     pub output: Format,
     /// With a protocol output: `live` sends each call as the model writes
-    /// it; `complete` holds each call until it completes, so a failed call
-    /// never goes out as a call.
+    /// it, from its first argument fragment (a fence's or tag's call when it
+    /// completes); `complete` holds each call until it completes, so a
+    /// failed call never goes out as a call.
     #[arg(long, value_enum, default_value = "live")]
     pub calls: CallsArg,
     /// With a protocol output: the base of its ids (for reproducible output).

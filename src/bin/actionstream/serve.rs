@@ -34,8 +34,8 @@ pub struct ServeArgs {
     /// prompt inside it, as DeepSeek-R1's does).
     #[arg(long)]
     pub no_reasoning_open: bool,
-    /// `live` sends each call as the model writes it; `complete` holds each
-    /// call until it completes.
+    /// `live` sends each call as the model writes it, from its first
+    /// argument fragment; `complete` holds each call until it completes.
     #[arg(long, value_enum, default_value = "live")]
     pub calls: CallsArg,
 }
