@@ -50,11 +50,16 @@
 //! # }
 //! ```
 
+mod answer;
 mod chat;
 mod error;
+mod messages;
+mod relay;
+mod responses;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::DefaultBodyLimit;
@@ -68,7 +73,10 @@ use crate::dialect::family::dialects_for_model;
 use crate::protocol::Calls;
 use crate::Config;
 
-pub use error::ApiError;
+pub use error::{Api, ApiError};
+
+/// The response header that names the dialects the answer was read with.
+pub(crate) const DIALECTS_HEADER: &str = "x-actionstream-dialects";
 
 /// The live page, one self-contained file.
 const PAGE: &str = include_str!("page.html");
@@ -206,6 +214,11 @@ pub(crate) struct Shared {
     client: reqwest::Client,
     chat_url: reqwest::Url,
     models_url: reqwest::Url,
+    /// `{server}/tokenize` (the base URL without its `/v1`), for token
+    /// counts.
+    tokenize_url: Option<reqwest::Url>,
+    /// Set once the upstream answered that it has no `/tokenize`.
+    no_tokenize: AtomicBool,
     key: Option<Key>,
     dialects: Vec<String>,
     model_dialects: bool,
@@ -224,6 +237,8 @@ impl Shared {
         };
         let chat_url = parse("chat/completions")?;
         let models_url = parse("models")?;
+        let server = base.strip_suffix("/v1").unwrap_or(base);
+        let tokenize_url = reqwest::Url::parse(&format!("{server}/tokenize")).ok();
         if !matches!(chat_url.scheme(), "http" | "https") {
             return Err(ServeError(format!(
                 "the upstream URL `{}` must be http or https",
@@ -246,6 +261,8 @@ impl Shared {
             client,
             chat_url,
             models_url,
+            tokenize_url,
+            no_tokenize: AtomicBool::new(false),
             key: config.key,
             dialects: config.dialects,
             model_dialects: config.model_dialects,
@@ -323,6 +340,38 @@ impl Shared {
         Ok(config)
     }
 
+    /// Sends a Chat Completions request body to the upstream
+    /// (`{upstream}/chat/completions`), with the key (else the client's
+    /// own `Authorization`, [`client_authorization`]); `stream` picks the
+    /// `Accept` header. An upstream that cannot be reached is a 502.
+    pub(crate) async fn send(
+        &self,
+        body: impl Into<reqwest::Body>,
+        stream: bool,
+        client: Option<&HeaderValue>,
+    ) -> Result<reqwest::Response, ApiError> {
+        let accept = if stream {
+            "text/event-stream"
+        } else {
+            "application/json"
+        };
+        let mut upstream = self
+            .client
+            .post(self.chat_url.clone())
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, accept)
+            .body(body);
+        if let Some(auth) = self.authorization(client) {
+            upstream = upstream.header(header::AUTHORIZATION, auth);
+        }
+        upstream.send().await.map_err(|e| {
+            ApiError::bad_gateway(
+                format!("the upstream could not be reached: {}", describe(e)),
+                "upstream_unreachable",
+            )
+        })
+    }
+
     /// The `Authorization` header to send upstream: the key, else the
     /// client's own.
     pub(crate) fn authorization(&self, client: Option<&HeaderValue>) -> Option<HeaderValue> {
@@ -337,8 +386,39 @@ impl Shared {
     }
 }
 
-/// The gateway's routes: `POST /v1/chat/completions`, `GET /v1/models`
-/// (passed on), `GET /` (the live page).
+/// The client's credentials as an `Authorization` header: its own
+/// `Authorization`, else its `x-api-key` (Anthropic's clients) as
+/// `Bearer KEY`.
+pub(crate) fn client_authorization(headers: &axum::http::HeaderMap) -> Option<HeaderValue> {
+    if let Some(auth) = headers.get(header::AUTHORIZATION) {
+        return Some(auth.clone());
+    }
+    let key = headers.get("x-api-key")?.to_str().ok()?;
+    let mut value = HeaderValue::from_str(&format!("Bearer {key}")).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
+/// An HTTP client error with its causes, without the URL (which could
+/// carry credentials).
+pub(crate) fn describe(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// The gateway's routes: `POST /v1/chat/completions`, `POST
+/// /v1/messages`, `POST /v1/messages/count_tokens`, `POST /v1/responses`,
+/// `GET /v1/models` (passed on), `GET /` (the live page).
 ///
 /// # Errors
 ///
@@ -348,6 +428,9 @@ pub fn router(config: ServeConfig) -> Result<Router, ServeError> {
     Ok(Router::new()
         .route("/", get(page))
         .route("/v1/chat/completions", post(chat::completions))
+        .route("/v1/messages", post(messages::messages))
+        .route("/v1/messages/count_tokens", post(messages::count_tokens))
+        .route("/v1/responses", post(responses::responses))
         .route("/v1/models", get(chat::models))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
@@ -397,13 +480,26 @@ async fn page() -> Response {
         .into_response()
 }
 
-async fn not_found() -> Response {
+async fn not_found(uri: axum::http::Uri) -> Response {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "invalid_request_error",
-        "no such route: the gateway answers POST /v1/chat/completions, GET /v1/models and GET /",
+        "no such route: the gateway answers POST /v1/chat/completions, POST /v1/messages, \
+         POST /v1/messages/count_tokens, POST /v1/responses, GET /v1/models and GET /",
     )
+    .api(Api::for_path(uri.path()))
     .into_response()
+}
+
+/// Whether a Chat Completions request body turned the model's thinking on
+/// or off (`chat_template_kwargs` `enable_thinking` or `thinking`, as vLLM
+/// and SGLang read them); `None` when it says nothing.
+pub(crate) fn thinking_asked(body: &serde_json::Map<String, Value>) -> Option<bool> {
+    body.get("chat_template_kwargs").and_then(|k| {
+        ["enable_thinking", "thinking"]
+            .iter()
+            .find_map(|key| k.get(*key).and_then(Value::as_bool))
+    })
 }
 
 #[cfg(test)]
