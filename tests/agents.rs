@@ -1,7 +1,8 @@
 //! Real coding agents through the gateway, end to end (contract, section
-//! 10): Claude Code over Anthropic Messages and Codex CLI over the Responses
-//! API, each running a three-turn tool loop against a model server that
-//! writes a real model's raw format.
+//! 10): Claude Code over Anthropic Messages, Codex CLI over the Responses
+//! API, opencode and Qwen Code over Chat Completions, each running a
+//! three-turn tool loop against a model server that writes a real model's
+//! raw format.
 //!
 //! Each case starts, on loopback:
 //!
@@ -14,15 +15,17 @@
 //!   call and a tool message with its `tool_call_id` and reads the file
 //!   back, turn 3 checks again and answers in prose;
 //! - the gateway, the built binary: `actionstream serve --upstream … --dialect …`;
-//! - the agent, the pinned npm package's native binary, as a user runs it
-//!   (`claude -p`, `codex exec`), with a time limit.
+//! - the agent, the pinned npm package's program, as a user runs it
+//!   (`claude -p`, `codex exec`, `opencode run`, `qwen -p`), with a time
+//!   limit.
 //!
 //! The case holds when the agent exits successfully, its last words carry
 //! the server's marker, the file on disk has exactly the bytes the model
 //! wrote, and the server found nothing wrong in the histories it was sent.
 //!
 //! The agents come from `npm ci --ignore-scripts` in `tests/agents/` (as
-//! `.ci/run` does). When one is missing (or `python3` is), its test says
+//! `.ci/run` does). When one is missing (or `python3`, or `node` for Qwen
+//! Code), its test says
 //! so and passes, unless `ACTIONSTREAM_REQUIRE_CLIENTS` is set: then it
 //! fails.
 //!
@@ -56,55 +59,78 @@ fn agents_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/agents")
 }
 
-/// Claude Code's native binary (the npm package `claude` bin is a stub
-/// until a postinstall script, which `--ignore-scripts` skips, replaces it).
-fn claude_bin() -> PathBuf {
-    agents_dir().join("node_modules/@anthropic-ai/claude-code-linux-x64/claude")
-}
-
-fn codex_bin() -> PathBuf {
-    agents_dir()
-        .join("node_modules/@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex")
+/// Where a pinned agent's program is under `tests/agents/node_modules`.
+/// Claude Code's is its native binary (the npm package's `claude` is a
+/// stub until a postinstall script, which `--ignore-scripts` skips,
+/// replaces it); Qwen Code's is a script for `node`.
+fn installed(path: &str) -> PathBuf {
+    agents_dir().join("node_modules").join(path)
 }
 
 #[derive(Clone, Copy, Debug)]
 enum Agent {
+    /// Claude Code 2.1.328, over Anthropic Messages.
     Claude,
+    /// Codex CLI 0.169.0, over the Responses API.
     Codex,
+    /// opencode 1.18.33, over Chat Completions (`@ai-sdk/openai-compatible`).
+    OpenCode,
+    /// Qwen Code 0.24.4, over Chat Completions.
+    Qwen,
 }
 
 impl Agent {
+    /// Its name for `tests/agents/upstream.py --agent`.
     fn name(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
+            Agent::OpenCode => "opencode",
+            Agent::Qwen => "qwen",
         }
     }
 
-    fn bin(self) -> PathBuf {
+    fn program(self) -> PathBuf {
         match self {
-            Agent::Claude => claude_bin(),
-            Agent::Codex => codex_bin(),
+            Agent::Claude => installed("@anthropic-ai/claude-code-linux-x64/claude"),
+            Agent::Codex => {
+                installed("@openai/codex-linux-x64/vendor/x86_64-unknown-linux-musl/bin/codex")
+            }
+            Agent::OpenCode => installed("opencode-linux-x64/bin/opencode"),
+            Agent::Qwen => installed("@qwen-code/qwen-code/cli-entry.js"),
+        }
+    }
+
+    /// The other programs it needs on `PATH`.
+    fn needs(self) -> &'static [&'static str] {
+        match self {
+            Agent::Qwen => &["python3", "node"],
+            _ => &["python3"],
         }
     }
 }
 
-/// Whether the agent and `python3` are there; when not, a skip message, or
-/// a failure under `ACTIONSTREAM_REQUIRE_CLIENTS`.
-fn available(agent: Agent) -> bool {
-    let python = Command::new("python3")
+/// Whether `program --version` runs.
+fn runs(program: &str) -> bool {
+    Command::new(program)
         .arg("--version")
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
-        .is_ok_and(|s| s.success());
-    let why = if !agent.bin().is_file() {
+        .is_ok_and(|s| s.success())
+}
+
+/// Whether the agent and what it needs are there; when not, a skip
+/// message, or a failure under `ACTIONSTREAM_REQUIRE_CLIENTS`.
+fn available(agent: Agent) -> bool {
+    let missing = agent.needs().iter().find(|p| !runs(p));
+    let why = if !agent.program().is_file() {
         format!(
             "{} is not installed (run `npm ci --ignore-scripts` in tests/agents)",
-            agent.bin().display()
+            agent.program().display()
         )
-    } else if !python {
-        "python3 is not installed (it runs tests/agents/upstream.py)".to_owned()
+    } else if let Some(program) = missing {
+        format!("{program} is not installed")
     } else {
         return true;
     };
@@ -232,26 +258,32 @@ fn start_gateway(upstream_port: u16, dialect: &str) -> (Running, u16) {
     )
 }
 
-/// The agent's command line and environment, as docs/agents.md gives them.
+/// The agent's command line, environment and configuration, as
+/// docs/agents.md gives them.
 fn agent_command(agent: Agent, gateway_port: u16, scratch: &Path, work: &Path) -> Command {
     let home = scratch.join("home");
     std::fs::create_dir_all(&home).unwrap();
-    let mut cmd = Command::new(agent.bin());
+    let gateway = format!("http://127.0.0.1:{gateway_port}");
+    let mut cmd = match agent {
+        Agent::Qwen => {
+            let mut cmd = Command::new("node");
+            cmd.arg(agent.program());
+            cmd
+        }
+        _ => Command::new(agent.program()),
+    };
     cmd.env_clear()
         .env("PATH", std::env::var_os("PATH").unwrap_or_default())
         .env("HOME", &home)
         .current_dir(work);
     match agent {
         Agent::Claude => {
-            cmd.env(
-                "ANTHROPIC_BASE_URL",
-                format!("http://127.0.0.1:{gateway_port}"),
-            )
-            .env("ANTHROPIC_API_KEY", "test")
-            .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-            .env("DISABLE_TELEMETRY", "1")
-            .env("DISABLE_AUTOUPDATER", "1")
-            .args(["-p", PROMPT, "--allowedTools", "Write,Read,Bash"]);
+            cmd.env("ANTHROPIC_BASE_URL", &gateway)
+                .env("ANTHROPIC_API_KEY", "test")
+                .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+                .env("DISABLE_TELEMETRY", "1")
+                .env("DISABLE_AUTOUPDATER", "1")
+                .args(["-p", PROMPT, "--allowedTools", "Write,Read,Bash"]);
         }
         Agent::Codex => {
             let codex_home = scratch.join("codex");
@@ -261,7 +293,7 @@ fn agent_command(agent: Agent, gateway_port: u16, scratch: &Path, work: &Path) -
                 format!(
                     "model_provider = \"gateway\"\nmodel = \"qwen3-coder\"\n\n\
                      [model_providers.gateway]\nname = \"actionstream\"\n\
-                     base_url = \"http://127.0.0.1:{gateway_port}/v1\"\n\
+                     base_url = \"{gateway}/v1\"\n\
                      env_key = \"GATEWAY_KEY\"\nwire_api = \"responses\"\n"
                 ),
             )
@@ -276,6 +308,31 @@ fn agent_command(agent: Agent, gateway_port: u16, scratch: &Path, work: &Path) -
                 ])
                 .arg(work)
                 .arg(PROMPT);
+        }
+        Agent::OpenCode => {
+            let config = home.join(".config/opencode");
+            std::fs::create_dir_all(&config).unwrap();
+            let settings = json!({
+                "provider": {"gateway": {
+                    "npm": "@ai-sdk/openai-compatible",
+                    "name": "actionstream",
+                    "options": {"baseURL": format!("{gateway}/v1"), "apiKey": "test"},
+                    "models": {"qwen3-coder": {"name": "Qwen3-Coder", "tool_call": true}},
+                }},
+                "model": "gateway/qwen3-coder",
+                "autoupdate": false,
+                "share": "disabled",
+            });
+            std::fs::write(config.join("opencode.json"), settings.to_string()).unwrap();
+            cmd.env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+                .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+                .args(["run", PROMPT]);
+        }
+        Agent::Qwen => {
+            cmd.env("OPENAI_BASE_URL", format!("{gateway}/v1"))
+                .env("OPENAI_API_KEY", "test")
+                .env("OPENAI_MODEL", "qwen3-coder")
+                .args(["-p", PROMPT, "--yolo"]);
         }
     }
     cmd
@@ -429,6 +486,22 @@ fn codex_completes_its_tool_loop() {
     }
     for (dialect, chunking) in CASES {
         run_case(Agent::Codex, dialect, chunking);
+    }
+}
+
+/// opencode and Qwen Code speak Chat Completions: one case each (each
+/// takes 15 to 30 s to start).
+#[test]
+fn opencode_completes_its_tool_loop() {
+    if available(Agent::OpenCode) {
+        run_case(Agent::OpenCode, "qwen3_coder", "random");
+    }
+}
+
+#[test]
+fn qwen_code_completes_its_tool_loop() {
+    if available(Agent::Qwen) {
+        run_case(Agent::Qwen, "glm", "random");
     }
 }
 

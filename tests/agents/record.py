@@ -18,6 +18,7 @@ Standard library only.
 import argparse
 import json
 import sys
+import time
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -70,6 +71,16 @@ def responses_answer(model):
     ])
 
 
+def chat_answer(model):
+    """A Chat Completions stream that says `Recorded.` and stops."""
+    def chunk(delta, finish=None):
+        v = {"id": "chatcmpl-rec", "object": "chat.completion.chunk", "created": 0,
+             "model": model, "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return f"data: {json.dumps(v)}\n\n".encode()
+    return b"".join([chunk({"role": "assistant", "content": ""}),
+                     chunk({"content": "Recorded."}), chunk({}, "stop"), b"data: [DONE]\n\n"])
+
+
 class Recorder(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
     log_path = None
@@ -83,7 +94,7 @@ class Recorder(BaseHTTPRequestHandler):
             parsed = json.loads(body) if body else None
         except ValueError:
             parsed = body.decode("utf-8", "replace")
-        entry = {"method": self.command, "path": self.path,
+        entry = {"at": time.time(), "method": self.command, "path": self.path,
                  "headers": dict(self.headers.items()), "body": parsed}
         with open(self.log_path, "a", encoding="utf-8") as f:
             f.write(json.dumps(entry) + "\n")
@@ -121,6 +132,8 @@ class Recorder(BaseHTTPRequestHandler):
             self.answer(200, "application/json", b'{"input_tokens": 1}')
         elif path.endswith("/messages"):
             self.answer(200, "text/event-stream", messages_answer(model))
+        elif path.endswith("/chat/completions"):
+            self.answer(200, "text/event-stream", chat_answer(model))
         elif path.endswith("/responses"):
             self.answer(200, "text/event-stream", responses_answer(model))
         else:

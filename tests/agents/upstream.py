@@ -15,17 +15,19 @@ three-turn tool loop:
 
 1. the model writes a 20 KB file (backticks, quotes, backslashes, unicode)
    with the agent's write tool (Claude Code's `Write`; Codex CLI's
-   `exec_command` with a here-document);
+   `exec_command` with a here-document; opencode's `write`; Qwen Code's
+   `write_file`);
 2. once the agent sends the tool's result, the server checks that the
    history carries the call (its name and exact arguments) and a tool
    message with the call's `tool_call_id`, then reads the file back
-   (`Read`; `exec_command` `wc -c`);
+   (`Read`; `exec_command` `wc -c`; `read`; `read_file`);
 3. it checks the second call and its result the same way, and that the
    result shows the file, then answers in prose ending with the marker
    `[agent-loop-ok]`.
 
-A request without tools (an agent's side request, such as a title) gets a
-short prose answer. What the server saw goes to `--report` as JSON after
+A side request gets a short prose answer: one without tools (a title), or
+one whose first message differs from the first tool-bearing request's (a
+subagent, such as Qwen Code's memory extraction). What the server saw goes to `--report` as JSON after
 every request: the turns, the failures of its checks, the calls written
 and the calls whose results came back (the difference is the calls lost),
 when the first turn was asked and when its file appeared on disk. The bytes
@@ -103,8 +105,20 @@ class Scenario:
                 ("exec_command", [("cmd", f"wc -c < {self.path}")]),
             ]
             self.shows = str(size)
+        elif agent == "opencode":
+            self.calls = [
+                ("write", [("filePath", self.path), ("content", self.body)]),
+                ("read", [("filePath", self.path)]),
+            ]
+            self.shows = self.body.split("\n", 1)[0]
+        elif agent == "qwen":
+            self.calls = [
+                ("write_file", [("file_path", self.path), ("content", self.body)]),
+                ("read_file", [("file_path", self.path)]),
+            ]
+            self.shows = self.body.split("\n", 1)[0]
         else:
-            raise SystemExit(f"--agent {agent}: expected claude or codex")
+            raise SystemExit(f"--agent {agent}: expected claude, codex, opencode or qwen")
         self.size = size
 
     def answer(self, turn):
@@ -200,6 +214,8 @@ class State:
         self.args = args
         self.scenario = Scenario(args.agent, args.dialect, args.dir)
         self.rng = random.Random(args.seed)
+        # The first message of the agent's main conversation.
+        self.main = None
         self.lock = threading.Lock()
         self.report = {"agent": args.agent, "dialect": args.dialect,
                        "chunking": args.chunking, "seed": args.seed,
@@ -269,7 +285,10 @@ class Handler(BaseHTTPRequestHandler):
             entry = {"at": time.time(), "stream": bool(req.get("stream")),
                      "model": req.get("model"), "messages": len(messages),
                      "tools": len(tools)}
-            if not tools:
+            first = json.dumps(messages[:1])[:300]
+            if tools and st.main is None:
+                st.main = first
+            if not tools or first != st.main:
                 entry["turn"] = None
                 text = "OK."
             else:
@@ -348,7 +367,7 @@ class Handler(BaseHTTPRequestHandler):
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    ap.add_argument("--agent", required=True, choices=["claude", "codex"])
+    ap.add_argument("--agent", required=True, choices=["claude", "codex", "opencode", "qwen"])
     ap.add_argument("--dialect", default="qwen3_coder",
                     choices=["qwen3_coder", "glm", "minimax_m2"])
     ap.add_argument("--chunking", default="random", choices=["whole", "char", "random"])
