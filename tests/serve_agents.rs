@@ -336,3 +336,323 @@ async fn responses_stream_the_call_at_every_chunking() {
         );
     }
 }
+
+/// Reads a streaming body until the argument fragments so far contain
+/// `marker`; the text.
+async fn read_until_arguments(response: &mut reqwest::Response, marker: &str) -> String {
+    let mut text = String::new();
+    let mut done = 0;
+    let mut arguments = String::new();
+    while !arguments.contains(marker) {
+        let chunk = tokio::time::timeout(LIMIT, response.chunk())
+            .await
+            .unwrap_or_else(|_| {
+                panic!("the gateway answered in time; arguments so far: {arguments}")
+            })
+            .unwrap()
+            .expect("the body did not end first");
+        text.push_str(std::str::from_utf8(&chunk).unwrap());
+        if let Some(end) = text.rfind("\n\n") {
+            if end > done {
+                for (event, data) in frames(&text[done..end]) {
+                    let fragment = match event.as_str() {
+                        "content_block_delta" => data["delta"]["partial_json"].as_str(),
+                        "response.function_call_arguments.delta" => data["delta"].as_str(),
+                        _ => None,
+                    };
+                    arguments.push_str(fragment.unwrap_or(""));
+                }
+                done = end;
+            }
+        }
+    }
+    text
+}
+
+/// The call's start and its first argument pieces reach the client while
+/// the upstream is held inside the long parameter: the answer streams as
+/// it is read, in both APIs.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_call_streams_while_the_upstream_is_still_writing_it() {
+    let output = qwen_output(&body_text());
+    let middle = output.find("line 150:").unwrap();
+    let script = Script::new(&output).delta_chars(9).hold_at(middle);
+    let upstream = Upstream::start(move |_| Reply::Stream(script.clone())).await;
+    let url = gateway::gateway(ServeConfig::new(&upstream.url)).await;
+    for (path, body, marker) in [
+        ("/v1/messages", messages_request(true), "line 149:"),
+        ("/v1/responses", responses_request(true), "line 149:"),
+    ] {
+        let before = upstream.finished();
+        let mut response = post(&url, path, &body).await;
+        let text = read_until_arguments(&mut response, marker).await;
+        assert_eq!(upstream.finished(), before, "the upstream is still held");
+        assert!(!text.contains("message_stop") && !text.contains("response.completed"));
+        upstream.release(1);
+        let rest = tokio::time::timeout(LIMIT, response.text())
+            .await
+            .unwrap()
+            .unwrap();
+        assert!(rest.contains("message_stop") || rest.contains("response.completed"));
+        upstream.release(0);
+    }
+}
+
+/// A whole answer (`stream: false`) is the same content as one object; the
+/// upstream is asked without streaming.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn whole_answers_are_one_object() {
+    let output = qwen_output("short body `x` \"y\" é");
+    let upstream = Upstream::start(move |_| {
+        Reply::Json(json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": QWEN,
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": output}}],
+            "usage": {"prompt_tokens": 12, "completion_tokens": 34, "total_tokens": 46},
+        }))
+    })
+    .await;
+    let url = gateway::gateway(ServeConfig::new(&upstream.url)).await;
+
+    let response = post(&url, "/v1/messages", &messages_request(false)).await;
+    assert_eq!(response.status(), 200);
+    let m: Value = response.json().await.unwrap();
+    assert_eq!(m["type"], "message");
+    assert_eq!(m["role"], "assistant");
+    assert!(m["id"].as_str().unwrap().starts_with("msg_"));
+    let content = m["content"].as_array().unwrap();
+    let kinds: Vec<&str> = content
+        .iter()
+        .map(|b| b["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["thinking", "text", "tool_use"]);
+    assert!(content[2]["id"].as_str().unwrap().starts_with("toolu_"));
+    assert_eq!(
+        content[2]["input"],
+        json!({"path": "out/notes.txt", "content": "short body `x` \"y\" é"})
+    );
+    assert_eq!(m["stop_reason"], "tool_use");
+    assert_eq!(m["usage"]["input_tokens"], 12);
+    assert_eq!(m["usage"]["output_tokens"], 34);
+    assert_eq!(upstream.received()[0].body["stream"], false);
+
+    let response = post(&url, "/v1/responses", &responses_request(false)).await;
+    assert_eq!(response.status(), 200);
+    let r: Value = response.json().await.unwrap();
+    assert_eq!(r["object"], "response");
+    assert_eq!(r["status"], "completed");
+    let types: Vec<&str> = r["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|i| i["type"].as_str().unwrap())
+        .collect();
+    assert_eq!(types, ["reasoning", "message", "function_call"]);
+    assert_eq!(r["usage"]["total_tokens"], 46);
+}
+
+/// An upstream that breaks off mid-call: the API's error event, then a
+/// proper end (`message_stop`; `response.failed`), the open call stopped.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_upstream_that_breaks_off_ends_each_stream_properly() {
+    let output = qwen_output(&body_text());
+    let at = output.find("line 40:").unwrap();
+    let script = Script::new(&output).delta_chars(11).break_at(at);
+    let upstream = Upstream::start(move |_| Reply::Stream(script.clone())).await;
+    let url = gateway::gateway(ServeConfig::new(&upstream.url)).await;
+
+    let response = post(&url, "/v1/messages", &messages_request(true)).await;
+    assert_eq!(response.status(), 200);
+    let text = tokio::time::timeout(LIMIT, response.text())
+        .await
+        .unwrap()
+        .unwrap();
+    let m = fold_message(&text);
+    assert_eq!(m.kinds[m.kinds.len() - 2..], ["error", "message_stop"]);
+    assert!(!m.kinds.contains(&"message_delta".to_owned()));
+    assert!(m.errors[0].contains("broke off"), "{:?}", m.errors);
+    assert_eq!(m.calls.len(), 1, "the call had gone out");
+
+    let response = post(&url, "/v1/responses", &responses_request(true)).await;
+    let text = tokio::time::timeout(LIMIT, response.text())
+        .await
+        .unwrap()
+        .unwrap();
+    let events = frames(&text);
+    let (last, data) = events.last().unwrap();
+    assert_eq!(last, "response.failed");
+    assert!(data["response"]["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("broke off"));
+    assert!(events.iter().any(|(e, _)| e == "error"));
+    let call = data["response"]["output"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|i| i["type"] == "function_call")
+        .unwrap();
+    assert_eq!(call["status"], "incomplete");
+}
+
+/// An answer cut at the upstream's token limit: `max_tokens`;
+/// `response.incomplete`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_length_finish_is_max_tokens_and_incomplete() {
+    let script = Script::new("A long story that").finish("length").usage();
+    let upstream = Upstream::start(move |_| Reply::Stream(script.clone())).await;
+    let url = gateway::gateway(ServeConfig::new(&upstream.url)).await;
+    let response = post(&url, "/v1/messages", &messages_request(true)).await;
+    let m = fold_message(&response.text().await.unwrap());
+    assert_eq!(m.text, "A long story that");
+    assert_eq!(m.stop_reason.as_deref(), Some("max_tokens"));
+    let response = post(&url, "/v1/responses", &responses_request(true)).await;
+    let events = frames(&response.text().await.unwrap());
+    let (last, data) = events.last().unwrap();
+    assert_eq!(last, "response.incomplete");
+    assert_eq!(data["response"]["status"], "incomplete");
+    assert_eq!(
+        data["response"]["incomplete_details"]["reason"],
+        "max_output_tokens"
+    );
+}
+
+/// A freeform tool's call is a `custom_tool_call` with its text as
+/// `input`; a namespaced tool's call carries its `namespace`.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn custom_and_namespaced_calls_come_back_in_their_shapes() {
+    let patch = "*** Begin Patch\n*** Add File: a.txt\n+say \"hi\" `now`\n*** End Patch";
+    let output = format!(
+        "<tool_call>\n<function=apply_patch>\n<parameter=input>\n{patch}\n</parameter>\n</function>\n</tool_call>\n<tool_call>\n<function=read>\n<parameter=path>\nx.txt\n</parameter>\n</function>\n</tool_call>"
+    );
+    let script = Script::new(&output).delta_chars(5);
+    let upstream = Upstream::start(move |_| Reply::Stream(script.clone())).await;
+    let url = gateway::gateway(ServeConfig::new(&upstream.url)).await;
+    let mut request = responses_request(true);
+    request["tools"] = json!([
+        {"type": "custom", "name": "apply_patch", "description": "Patches.",
+         "format": {"type": "grammar", "syntax": "lark", "definition": "start: x"}},
+        {"type": "namespace", "name": "mcp__fs", "description": "Files.", "tools": [
+            {"type": "function", "name": "read", "parameters": {"type": "object",
+             "properties": {"path": {"type": "string"}}}},
+        ]},
+    ]);
+    let response = post(&url, "/v1/responses", &request).await;
+    let events = frames(&response.text().await.unwrap());
+    let kinds: Vec<&str> = events.iter().map(|(e, _)| e.as_str()).collect();
+    assert!(kinds.contains(&"response.custom_tool_call_input.done"));
+    let (last, data) = events.last().unwrap();
+    assert_eq!(last, "response.completed");
+    let output = data["response"]["output"].as_array().unwrap();
+    let calls: Vec<&Value> = output.iter().filter(|i| i["type"] != "message").collect();
+    assert_eq!(calls[0]["type"], "custom_tool_call");
+    assert_eq!(calls[0]["name"], "apply_patch");
+    assert_eq!(calls[0]["input"], patch);
+    assert!(calls[0]["call_id"].as_str().unwrap().starts_with("call_"));
+    assert_eq!(calls[1]["type"], "function_call");
+    assert_eq!(calls[1]["name"], "read");
+    assert_eq!(calls[1]["namespace"], "mcp__fs");
+    assert_eq!(calls[1]["arguments"], r#"{"path":"x.txt"}"#);
+}
+
+/// `count_tokens` asks the upstream's `/tokenize` with the translated
+/// messages.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn count_tokens_asks_the_upstreams_tokenizer() {
+    let upstream = Upstream::start(|_| Reply::Json(json!({}))).await;
+    let url = gateway::gateway(ServeConfig::new(&upstream.url)).await;
+    let mut request = messages_request(false);
+    request.as_object_mut().unwrap().remove("max_tokens");
+    let response = post(&url, "/v1/messages/count_tokens?beta=true", &request).await;
+    assert_eq!(response.status(), 200);
+    let v: Value = response.json().await.unwrap();
+    assert_eq!(v, json!({"input_tokens": 2}));
+    let received = upstream.received();
+    assert_eq!(received[0].path, "/tokenize");
+    assert_eq!(
+        received[0].body["messages"][1]["content"],
+        "Write out/notes.txt."
+    );
+}
+
+/// Errors in each API's own shape: bad JSON 400, an untranslatable block
+/// or `previous_response_id` 400 naming the field, an upstream error
+/// status passed on, an unreachable upstream 502.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_come_in_each_apis_shape() {
+    let upstream = Upstream::start(|_| {
+        Reply::Status(
+            429,
+            r#"{"error":{"message":"slow down","type":"rate_limit"}}"#.into(),
+            "application/json",
+        )
+    })
+    .await;
+    let url = gateway::gateway(ServeConfig::new(&upstream.url)).await;
+    let client = reqwest::Client::new();
+
+    for path in ["/v1/messages", "/v1/responses"] {
+        let r = client
+            .post(format!("{url}{path}"))
+            .body("{not json")
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(r.status(), 400);
+        let v: Value = r.json().await.unwrap();
+        if path == "/v1/messages" {
+            assert_eq!(v["type"], "error");
+            assert_eq!(v["error"]["type"], "invalid_request_error");
+        } else {
+            assert_eq!(v["error"]["type"], "invalid_request_error");
+        }
+    }
+
+    let mut request = messages_request(true);
+    request["messages"][0]["content"] = json!([{"type": "video", "url": "x"}]);
+    let r = post(&url, "/v1/messages", &request).await;
+    assert_eq!(r.status(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["type"], "error");
+    let message = v["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains("messages.0.content.0.type") && message.contains("video"),
+        "{message}"
+    );
+
+    let mut request = responses_request(true);
+    request["previous_response_id"] = json!("resp_123");
+    let r = post(&url, "/v1/responses", &request).await;
+    assert_eq!(r.status(), 400);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["param"], "previous_response_id");
+    assert!(v["error"]["message"].as_str().unwrap().contains("no state"));
+    assert!(upstream.received().is_empty(), "nothing went upstream");
+
+    let r = post(&url, "/v1/messages", &messages_request(true)).await;
+    assert_eq!(r.status(), 429);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["type"], "rate_limit_error");
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("slow down"));
+    let r = post(&url, "/v1/responses", &responses_request(false)).await;
+    assert_eq!(r.status(), 429);
+    let v: Value = r.json().await.unwrap();
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("slow down"));
+
+    let url = gateway::gateway(ServeConfig::new("http://127.0.0.1:1/v1")).await;
+    let r = post(&url, "/v1/messages", &messages_request(true)).await;
+    assert_eq!(r.status(), 502);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["type"], "error");
+    assert_eq!(v["error"]["type"], "api_error");
+    let r = post(&url, "/v1/responses", &responses_request(true)).await;
+    assert_eq!(r.status(), 502);
+    let v: Value = r.json().await.unwrap();
+    assert_eq!(v["error"]["code"], "upstream_unreachable");
+}

@@ -533,3 +533,196 @@ async fn tokenize(shared: &Shared, headers: &HeaderMap, chat: &Value) -> Option<
         .and_then(Value::as_u64)
         .or_else(|| answer.get("tokens")?.as_array().map(|t| t.len() as u64))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn run(v: Value) -> Result<Translated, ApiError> {
+        translate(v.as_object().unwrap())
+    }
+
+    /// Claude Code's request: system text blocks with `cache_control`,
+    /// `thinking` / `context_management` / `metadata`, a thinking block
+    /// sent back with its signature, parallel calls whose results come back
+    /// in another order (one as a string, one as text blocks), `$schema`
+    /// in the schemas, a `defer_loading` tool and a server tool.
+    #[test]
+    fn claude_codes_request_becomes_one_chat_request() {
+        let schema = json!({"$schema": "http://json-schema.org/draft-07/schema#", "type": "object",
+            "properties": {"file_path": {"type": "string"}, "content": {"type": "string"}},
+            "required": ["file_path", "content"], "additionalProperties": false});
+        let got = run(json!({
+            "model": "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+            "max_tokens": 32000,
+            "stream": true,
+            "system": [
+                {"type": "text", "text": "You are Claude Code.", "cache_control": {"type": "ephemeral"}},
+                {"type": "text", "text": "Working directory: /w", "cache_control": {"type": "ephemeral"}},
+            ],
+            "messages": [
+                {"role": "user", "content": [
+                    {"type": "text", "text": "<system-reminder>ctx</system-reminder>"},
+                    {"type": "text", "text": "Write a.txt and b.txt", "cache_control": {"type": "ephemeral"}},
+                ]},
+                {"role": "assistant", "content": [
+                    {"type": "thinking", "thinking": "Two files.", "signature": "sig"},
+                    {"type": "text", "text": "Writing both."},
+                    {"type": "tool_use", "id": "toolu_1", "name": "Write", "input": {"file_path": "a.txt", "content": "A"}},
+                    {"type": "tool_use", "id": "toolu_2", "name": "Write", "input": {"file_path": "b.txt", "content": "B"}},
+                ]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "toolu_2", "content": "wrote b.txt"},
+                    {"type": "tool_result", "tool_use_id": "toolu_1", "is_error": false,
+                     "content": [{"type": "text", "text": "wrote a.txt"}], "cache_control": {"type": "ephemeral"}},
+                    {"type": "text", "text": "Now check."},
+                ]},
+            ],
+            "tools": [
+                {"name": "Write", "description": "Writes a file.", "input_schema": schema},
+                {"name": "WebFetch", "description": "Fetches.", "defer_loading": true,
+                 "input_schema": {"type": "object", "properties": {"url": {"type": "string"}}}},
+                {"type": "web_search_20250305", "name": "web_search", "max_uses": 5},
+            ],
+            "tool_choice": {"type": "auto"},
+            "thinking": {"type": "enabled", "budget_tokens": 31999},
+            "context_management": {"edits": [{"type": "clear_thinking_20251015", "keep": "all"}]},
+            "metadata": {"user_id": "user_abc"},
+            "temperature": 1,
+            "top_p": 0.95,
+            "top_k": 20,
+            "stop_sequences": ["</done>"],
+        }))
+        .unwrap();
+        assert!(got.stream);
+        assert_eq!(
+            got.chat,
+            json!({
+                "model": "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+                "messages": [
+                    {"role": "system", "content": "You are Claude Code.\n\nWorking directory: /w"},
+                    {"role": "user", "content": "<system-reminder>ctx</system-reminder>\n\nWrite a.txt and b.txt"},
+                    {"role": "assistant", "content": "Writing both.", "tool_calls": [
+                        {"id": "toolu_1", "type": "function", "function": {"name": "Write",
+                         "arguments": "{\"file_path\":\"a.txt\",\"content\":\"A\"}"}},
+                        {"id": "toolu_2", "type": "function", "function": {"name": "Write",
+                         "arguments": "{\"file_path\":\"b.txt\",\"content\":\"B\"}"}},
+                    ]},
+                    {"role": "tool", "tool_call_id": "toolu_1", "content": "wrote a.txt"},
+                    {"role": "tool", "tool_call_id": "toolu_2", "content": "wrote b.txt"},
+                    {"role": "user", "content": "Now check."},
+                ],
+                "tools": [
+                    {"type": "function", "function": {"name": "Write", "description": "Writes a file.",
+                     "parameters": schema}},
+                    {"type": "function", "function": {"name": "WebFetch", "description": "Fetches.",
+                     "parameters": {"type": "object", "properties": {"url": {"type": "string"}}}}},
+                ],
+                "tool_choice": "auto",
+                "max_tokens": 32000,
+                "temperature": 1,
+                "top_p": 0.95,
+                "stop": ["</done>"],
+                "stream": true,
+                "stream_options": {"include_usage": true},
+            })
+        );
+    }
+
+    #[test]
+    fn images_errors_choices_and_unknown_results_are_carried() {
+        let got = run(json!({
+            "model": "m",
+            "system": "Be brief.",
+            "messages": [
+                {"role": "user", "content": [
+                    {"type": "image", "source": {"type": "base64", "media_type": "image/png", "data": "AAAA"}},
+                    {"type": "text", "text": "What is it?"},
+                ]},
+                {"role": "assistant", "content": [{"type": "tool_use", "id": "t1", "name": "look", "input": {}}]},
+                {"role": "user", "content": [
+                    {"type": "tool_result", "tool_use_id": "elsewhere", "content": "?"},
+                    {"type": "tool_result", "tool_use_id": "t1", "is_error": true, "content": "no such file"},
+                ]},
+            ],
+            "tools": [{"name": "look", "input_schema": {"type": "object"}}],
+            "tool_choice": {"type": "tool", "name": "look", "disable_parallel_tool_use": true},
+        }))
+        .unwrap();
+        assert!(!got.stream);
+        let messages = &got.chat["messages"];
+        assert_eq!(
+            messages[0],
+            json!({"role": "system", "content": "Be brief."})
+        );
+        assert_eq!(
+            messages[1]["content"],
+            json!([
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,AAAA"}},
+                {"type": "text", "text": "What is it?"},
+            ])
+        );
+        assert_eq!(messages[2]["content"], Value::Null);
+        assert_eq!(
+            messages[3],
+            json!({"role": "tool", "tool_call_id": "t1", "content": "Error: no such file"})
+        );
+        assert_eq!(
+            messages[4],
+            json!({"role": "tool", "tool_call_id": "elsewhere", "content": "?"})
+        );
+        assert_eq!(
+            got.chat["tool_choice"],
+            json!({"type": "function", "function": {"name": "look"}})
+        );
+        assert_eq!(got.chat["parallel_tool_calls"], false);
+        assert_eq!(got.chat["stream"], false);
+        assert!(got.chat.get("stream_options").is_none());
+
+        for (choice, want) in [("any", "required"), ("none", "none"), ("auto", "auto")] {
+            let got = run(json!({"messages": [], "tools": [{"name": "f"}],
+                                 "tool_choice": {"type": choice}}))
+            .unwrap();
+            assert_eq!(got.chat["tool_choice"], want);
+        }
+    }
+
+    #[test]
+    fn what_cannot_be_carried_is_a_400_naming_it() {
+        for (body, param) in [
+            (
+                json!({"messages": [{"role": "user", "content": [{"type": "document", "source": {}}]}]}),
+                "messages.0.content.0.type",
+            ),
+            (
+                json!({"messages": [{"role": "user", "content": "hi"},
+                    {"role": "assistant", "content": [{"type": "server_tool_use", "id": "s"}]}]}),
+                "messages.1.content.0.type",
+            ),
+            (
+                json!({"messages": [{"role": "robot", "content": "hi"}]}),
+                "messages.0.role",
+            ),
+            (json!({"messages": "hi"}), "messages"),
+            (
+                json!({"messages": [], "system": [{"type": "image"}]}),
+                "system.0.type",
+            ),
+            (json!({"messages": [], "stream": "yes"}), "stream"),
+        ] {
+            let e = run(body.clone()).unwrap_err();
+            assert_eq!(e.status, StatusCode::BAD_REQUEST, "{body}");
+            assert_eq!(e.param.as_deref(), Some(param), "{body}");
+            assert_eq!(e.body()["type"], "error");
+            assert_eq!(e.body()["error"]["type"], "invalid_request_error");
+            assert!(e.message.contains(param), "{}", e.message);
+        }
+    }
+
+    #[test]
+    fn the_estimate_is_a_token_per_four_bytes() {
+        let chat = json!({"messages": [{"role": "user", "content": "abcd"}]});
+        let bytes = chat["messages"].to_string().len();
+        assert_eq!(estimate(&chat), bytes.div_ceil(4) as u64);
+    }
+}

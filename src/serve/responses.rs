@@ -430,13 +430,15 @@ fn input_item(item: &Value, at: &str, history: &mut History) -> Result<(), ApiEr
                     history.flush_results();
                     history.system(plain(content));
                 }
-                other => return Err(bad(
-                    format!(
+                other => {
+                    return Err(bad(
+                        format!(
                         "`{at}.role` is {}: expected `user`, `assistant`, `system` or `developer`",
                         shown(other)
                     ),
-                    &format!("{at}.role"),
-                )),
+                        &format!("{at}.role"),
+                    ))
+                }
             }
         }
         "function_call" | "custom_tool_call" => {
@@ -494,4 +496,174 @@ pub(super) async fn responses(
         tracing::info!(status = e.status.as_u16(), message = %e.message, "response refused");
         e.into_response()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use axum::http::StatusCode;
+
+    fn run(v: Value) -> Result<Translated, ApiError> {
+        translate(v.as_object().unwrap())
+    }
+
+    /// Codex CLI's request: no `instructions`, `developer` messages,
+    /// reasoning items in the history, parallel calls whose outputs come
+    /// back in another order, a freeform `apply_patch` call, `web_search`
+    /// and a `namespace` tool, `store: false`, `parallel_tool_calls`.
+    #[test]
+    fn codexs_request_becomes_one_chat_request() {
+        let exec = json!({"type": "object", "properties": {"cmd": {"type": "string"}},
+                          "required": ["cmd"], "additionalProperties": false});
+        let read = json!({"type": "object", "properties": {"path": {"type": "string"}}});
+        let got = run(json!({
+            "model": "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+            "input": [
+                {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "<permissions>"}]},
+                {"type": "message", "role": "developer", "content": [{"type": "input_text", "text": "Be careful."}]},
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "<environment_context>"}]},
+                {"type": "message", "role": "user", "content": [{"type": "input_text", "text": "list and patch"}]},
+                {"type": "reasoning", "id": "rs_1", "summary": [],
+                 "content": [{"type": "reasoning_text", "text": "plan"}], "encrypted_content": null},
+                {"type": "message", "role": "assistant", "id": "msg_1",
+                 "content": [{"type": "output_text", "text": "Looking.", "annotations": []}]},
+                {"type": "function_call", "id": "fc_1", "name": "exec_command", "arguments": "{\"cmd\":\"ls\"}", "call_id": "call_a"},
+                {"type": "function_call", "id": "fc_2", "name": "read", "namespace": "mcp__fs",
+                 "arguments": "{\"path\":\"x\"}", "call_id": "call_b"},
+                {"type": "function_call_output", "call_id": "call_b", "output": "contents of x"},
+                {"type": "function_call_output", "call_id": "call_a", "output": "a.txt\nb.txt"},
+                {"type": "custom_tool_call", "call_id": "call_c", "name": "apply_patch", "input": "*** Begin Patch\n*** End Patch"},
+                {"type": "custom_tool_call_output", "call_id": "call_c", "output": "Done!"},
+            ],
+            "tools": [
+                {"type": "function", "name": "exec_command", "description": "Runs a command.", "strict": false, "parameters": exec},
+                {"type": "custom", "name": "apply_patch", "description": "Patches files.",
+                 "format": {"type": "grammar", "syntax": "lark", "definition": "start: patch"}},
+                {"type": "web_search", "external_web_access": false},
+                {"type": "namespace", "name": "mcp__fs", "description": "Files.", "tools": [
+                    {"type": "function", "name": "read", "description": "Reads a file.", "strict": false, "parameters": read},
+                ]},
+            ],
+            "tool_choice": "auto",
+            "parallel_tool_calls": true,
+            "reasoning": {"effort": "medium", "summary": "auto"},
+            "store": false,
+            "stream": true,
+            "include": ["reasoning.encrypted_content"],
+            "prompt_cache_key": "k",
+            "text": {"verbosity": "medium"},
+        }))
+        .unwrap();
+        assert!(got.stream);
+        assert_eq!(got.custom_tools, ["apply_patch"]);
+        assert_eq!(
+            got.namespaced_tools,
+            [("read".to_owned(), "mcp__fs".to_owned())]
+        );
+        assert_eq!(
+            got.chat,
+            json!({
+                "model": "Qwen/Qwen3-Coder-30B-A3B-Instruct",
+                "messages": [
+                    {"role": "system", "content": "<permissions>\n\nBe careful."},
+                    {"role": "user", "content": "<environment_context>"},
+                    {"role": "user", "content": "list and patch"},
+                    {"role": "assistant", "content": "Looking.", "tool_calls": [
+                        {"id": "call_a", "type": "function", "function": {"name": "exec_command", "arguments": "{\"cmd\":\"ls\"}"}},
+                        {"id": "call_b", "type": "function", "function": {"name": "read", "arguments": "{\"path\":\"x\"}"}},
+                    ]},
+                    {"role": "tool", "tool_call_id": "call_a", "content": "a.txt\nb.txt"},
+                    {"role": "tool", "tool_call_id": "call_b", "content": "contents of x"},
+                    {"role": "assistant", "content": null, "tool_calls": [
+                        {"id": "call_c", "type": "function", "function": {"name": "apply_patch",
+                         "arguments": "{\"input\":\"*** Begin Patch\\n*** End Patch\"}"}},
+                    ]},
+                    {"role": "tool", "tool_call_id": "call_c", "content": "Done!"},
+                ],
+                "tools": [
+                    {"type": "function", "function": {"name": "exec_command", "description": "Runs a command.", "parameters": exec}},
+                    {"type": "function", "function": {"name": "apply_patch",
+                     "description": "Patches files.\n\nIts `input` follows this lark grammar:\nstart: patch",
+                     "parameters": {"type": "object", "properties": {"input": {"type": "string"}}, "required": ["input"]}}},
+                    {"type": "function", "function": {"name": "read", "description": "Reads a file.", "parameters": read}},
+                ],
+                "tool_choice": "auto",
+                "parallel_tool_calls": true,
+                "stream": true,
+                "stream_options": {"include_usage": true},
+            })
+        );
+    }
+
+    #[test]
+    fn instructions_strings_and_sampling_are_carried() {
+        let got = run(json!({
+            "model": "m", "instructions": "Be brief.", "input": "hi",
+            "max_output_tokens": 100, "temperature": 0.2, "top_p": 0.9,
+            "tools": [{"type": "function", "name": "f", "parameters": {"type": "object"}}],
+            "tool_choice": {"type": "function", "name": "f"},
+        }))
+        .unwrap();
+        assert_eq!(
+            got.chat,
+            json!({
+                "model": "m",
+                "messages": [{"role": "system", "content": "Be brief."}, {"role": "user", "content": "hi"}],
+                "tools": [{"type": "function", "function": {"name": "f", "parameters": {"type": "object"}}}],
+                "tool_choice": {"type": "function", "function": {"name": "f"}},
+                "max_tokens": 100, "temperature": 0.2, "top_p": 0.9, "stream": false,
+            })
+        );
+        // A later developer message stays in place, as a system message;
+        // an image is an image_url part.
+        let got = run(json!({"input": [
+            {"role": "user", "content": [{"type": "input_text", "text": "see"},
+                                         {"type": "input_image", "image_url": "data:image/png;base64,AA"}]},
+            {"role": "developer", "content": "Now be careful."},
+        ]}))
+        .unwrap();
+        assert_eq!(
+            got.chat["messages"],
+            json!([
+                {"role": "user", "content": [{"type": "text", "text": "see"},
+                    {"type": "image_url", "image_url": {"url": "data:image/png;base64,AA"}}]},
+                {"role": "system", "content": "Now be careful."},
+            ])
+        );
+    }
+
+    #[test]
+    fn state_and_unknown_items_are_a_400_naming_them() {
+        for (body, param) in [
+            (
+                json!({"input": "hi", "previous_response_id": "resp_1"}),
+                "previous_response_id",
+            ),
+            (
+                json!({"input": "hi", "conversation": "conv_1"}),
+                "conversation",
+            ),
+            (
+                json!({"input": [{"type": "item_reference", "id": "x"}]}),
+                "input[0].type",
+            ),
+            (
+                json!({"input": [{"role": "user", "content": [{"type": "input_file", "file_id": "f"}]}]}),
+                "input[0].content[0].type",
+            ),
+            (
+                json!({"input": [{"role": "tool", "content": "x"}]}),
+                "input[0].role",
+            ),
+            (json!({"input": 3}), "input"),
+        ] {
+            let e = run(body.clone()).unwrap_err();
+            assert_eq!(e.status, StatusCode::BAD_REQUEST, "{body}");
+            assert_eq!(e.param.as_deref(), Some(param), "{body}");
+            assert_eq!(e.body()["error"]["type"], "invalid_request_error");
+            assert_eq!(e.body()["error"]["param"], param);
+        }
+        let e = run(json!({"input": "hi", "previous_response_id": "resp_1"})).unwrap_err();
+        assert!(e.message.contains("keeps no state"), "{}", e.message);
+    }
 }
