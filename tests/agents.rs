@@ -280,6 +280,7 @@ fn agent_command(agent: Agent, gateway_port: u16, scratch: &Path, work: &Path) -
         Agent::Claude => {
             cmd.env("ANTHROPIC_BASE_URL", &gateway)
                 .env("ANTHROPIC_API_KEY", "test")
+                .env("ANTHROPIC_MODEL", "qwen3-coder")
                 .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
                 .env("DISABLE_TELEMETRY", "1")
                 .env("DISABLE_AUTOUPDATER", "1")
@@ -563,6 +564,15 @@ async fn claude_codes_recorded_request_translates() {
     assert!(!text.contains("event: error"), "{text}");
     let messages = sent["messages"].as_array().expect("upstream messages");
     assert_eq!(messages[0]["role"], "system", "{sent:#}");
+    // Claude Code's environment comes as a `system` message inside
+    // `messages`: it joins the leading system message.
+    let system = messages[0]["content"].as_str().unwrap_or("");
+    assert!(system.contains("Primary working directory"), "{system}");
+    assert_eq!(
+        messages.iter().filter(|m| m["role"] == "system").count(),
+        1,
+        "{sent:#}"
+    );
     let mut calls = 0;
     for m in entry["body"]["messages"].as_array().unwrap() {
         for block in m["content"].as_array().into_iter().flatten() {

@@ -6,22 +6,30 @@ agent ends its turn.
 
     python3 tests/agents/record.py --port 0 --log /tmp/requests.jsonl
 
-prints `listening on PORT` when ready. With `--forward URL` it passes
-every request on to URL (a gateway) and the answer back, so that a whole
-tool loop is recorded. Point the agent at it
+prints `listening on PORT` when ready. Point the agent at it
 (`ANTHROPIC_BASE_URL=http://127.0.0.1:PORT` for Claude Code, a Codex
-provider with `base_url = "http://127.0.0.1:PORT/v1"`). The fixtures under
-tests/data/agents/ were recorded with it (docs/agents.md says how).
+provider with `base_url = "http://127.0.0.1:PORT/v1"`).
+
+With `--forward URL` it passes every request on to URL (a gateway) and
+streams the answer back, so that a whole tool loop is recorded, and notes
+when each answer's first byte and first tool call went back
+(bench/agents_routers.sh times the routers so). The requests in
+tests/data/agents/ were recorded so, in front of the gateway.
 Standard library only.
 """
 
 import argparse
 import json
+import re
 import sys
 import time
 import urllib.error
 import urllib.request
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+
+# A tool call starting in an answer, in any of the three APIs.
+CALL_STARTS = re.compile(rb'"type": ?"(tool_use|function_call)"|"tool_calls": ?\[')
 
 
 def sse(event, data):
@@ -89,13 +97,14 @@ class Recorder(BaseHTTPRequestHandler):
     def log_message(self, *args):
         pass
 
-    def record(self, body):
+    def record(self, body, **timing):
         try:
             parsed = json.loads(body) if body else None
         except ValueError:
             parsed = body.decode("utf-8", "replace")
-        entry = {"at": time.time(), "method": self.command, "path": self.path,
-                 "headers": dict(self.headers.items()), "body": parsed}
+        entry = {"at": timing.pop("at", time.time()), "method": self.command,
+                 "path": self.path, "headers": dict(self.headers.items()), "body": parsed}
+        entry.update(timing)
         with open(self.log_path, "a", encoding="utf-8") as f:
             f.write(json.dumps(entry) + "\n")
         return parsed
@@ -122,10 +131,10 @@ class Recorder(BaseHTTPRequestHandler):
     def do_POST(self):
         length = int(self.headers.get("content-length") or 0)
         body = self.rfile.read(length)
-        parsed = self.record(body)
         if self.forward:
-            self.pass_on(body)
+            self.record(body, **self.pass_on(body))
             return
+        parsed = self.record(body)
         model = parsed.get("model", "m") if isinstance(parsed, dict) else "m"
         path = self.path.split("?")[0]
         if path.endswith("/messages/count_tokens"):
@@ -140,7 +149,12 @@ class Recorder(BaseHTTPRequestHandler):
             self.answer(404, "application/json", b'{"error": {"message": "not found"}}')
 
     def pass_on(self, body):
-        """Sends the request on to --forward and streams its answer back."""
+        """Sends the request on to --forward and streams its answer back;
+        returns when the request came, when the answer's first byte and
+        first tool call (an Anthropic `tool_use` block, a Responses
+        `function_call` item, a Chat Completions `tool_calls` delta) went
+        back, and when it ended."""
+        at = time.time()
         headers = {k: v for k, v in self.headers.items()
                    if k.lower() not in ("host", "content-length", "connection",
                                         "accept-encoding")}
@@ -154,15 +168,25 @@ class Recorder(BaseHTTPRequestHandler):
         self.send_header("content-type", resp.headers.get("content-type", "application/json"))
         self.send_header("transfer-encoding", "chunked")
         self.end_headers()
+        timing = {"at": at, "status": resp.status, "first_byte_at": None,
+                  "first_call_at": None}
+        seen = b""
         while True:
             data = resp.read1(65536)
             if not data:
                 break
             self.wfile.write(b"%x\r\n%s\r\n" % (len(data), data))
             self.wfile.flush()
+            now = time.time()
+            timing["first_byte_at"] = timing["first_byte_at"] or now
+            if timing["first_call_at"] is None:
+                seen = seen[-64:] + data
+                if CALL_STARTS.search(seen):
+                    timing["first_call_at"] = now
         self.wfile.write(b"0\r\n\r\n")
         self.wfile.flush()
-
+        timing["end_at"] = time.time()
+        return timing
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
