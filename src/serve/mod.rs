@@ -50,11 +50,16 @@
 //! # }
 //! ```
 
+mod answer;
 mod chat;
 mod error;
+mod messages;
+mod relay;
+mod responses;
 
 use std::collections::HashMap;
 use std::fmt;
+use std::sync::atomic::AtomicBool;
 use std::sync::{Arc, Mutex};
 
 use axum::extract::DefaultBodyLimit;
@@ -68,7 +73,10 @@ use crate::dialect::family::dialects_for_model;
 use crate::protocol::Calls;
 use crate::Config;
 
-pub use error::ApiError;
+pub use error::{Api, ApiError};
+
+/// The response header that names the dialects the answer was read with.
+pub(crate) const DIALECTS_HEADER: &str = "x-actionstream-dialects";
 
 /// The live page, one self-contained file.
 const PAGE: &str = include_str!("page.html");
@@ -87,6 +95,7 @@ pub struct ServeConfig {
     key: Option<Key>,
     dialects: Vec<String>,
     model_dialects: bool,
+    reasoning_open_by_model: bool,
     calls: Calls,
     base: Config,
 }
@@ -123,6 +132,7 @@ impl ServeConfig {
             key: None,
             dialects: Vec::new(),
             model_dialects: false,
+            reasoning_open_by_model: true,
             calls: Calls::Live,
             base: Config::default(),
         }
@@ -153,6 +163,17 @@ impl ServeConfig {
     /// format).
     pub fn model_dialects(mut self, on: bool) -> Self {
         self.model_dialects = on;
+        self
+    }
+
+    /// Whether the request's `model` says that the answer starts inside
+    /// reasoning, for the families whose chat template ends the prompt
+    /// inside it ([`reasoning_opens`](crate::dialect::family::reasoning_opens);
+    /// default on). A request that turns thinking off
+    /// (`chat_template_kwargs` `enable_thinking` / `thinking` false) is read
+    /// with it off; `--no-reasoning-open` turns it off for all.
+    pub fn reasoning_open_by_model(mut self, on: bool) -> Self {
+        self.reasoning_open_by_model = on;
         self
     }
 
@@ -193,9 +214,15 @@ pub(crate) struct Shared {
     client: reqwest::Client,
     chat_url: reqwest::Url,
     models_url: reqwest::Url,
+    /// `{server}/tokenize` (the base URL without its `/v1`), for token
+    /// counts.
+    tokenize_url: Option<reqwest::Url>,
+    /// Set once the upstream answered that it has no `/tokenize`.
+    no_tokenize: AtomicBool,
     key: Option<Key>,
     dialects: Vec<String>,
     model_dialects: bool,
+    reasoning_open_by_model: bool,
     calls: Calls,
     base: Config,
     configs: Mutex<HashMap<String, Config>>,
@@ -210,6 +237,8 @@ impl Shared {
         };
         let chat_url = parse("chat/completions")?;
         let models_url = parse("models")?;
+        let server = base.strip_suffix("/v1").unwrap_or(base);
+        let tokenize_url = reqwest::Url::parse(&format!("{server}/tokenize")).ok();
         if !matches!(chat_url.scheme(), "http" | "https") {
             return Err(ServeError(format!(
                 "the upstream URL `{}` must be http or https",
@@ -232,9 +261,12 @@ impl Shared {
             client,
             chat_url,
             models_url,
+            tokenize_url,
+            no_tokenize: AtomicBool::new(false),
             key: config.key,
             dialects: config.dialects,
             model_dialects: config.model_dialects,
+            reasoning_open_by_model: config.reasoning_open_by_model,
             calls: config.calls,
             base: config.base,
             configs: Mutex::new(HashMap::new()),
@@ -259,15 +291,26 @@ impl Shared {
         names
     }
 
+    /// Whether an answer for `model` starts inside reasoning: as the
+    /// model's family has it, unless the request turned thinking off
+    /// (`thinking` false) or the gateway does not go by the model.
+    pub(crate) fn reasoning_open_for(&self, model: Option<&str>, thinking: Option<bool>) -> bool {
+        self.reasoning_open_by_model
+            && thinking != Some(false)
+            && model.is_some_and(crate::dialect::family::reasoning_opens)
+    }
+
     /// The parser configuration for these dialects and tools (argument
-    /// deltas on), built once per distinct pair and kept.
+    /// deltas on), and reasoning open or not, built once per distinct
+    /// triple and kept.
     pub(crate) fn config_for(
         &self,
         dialects: &[String],
         tools: Option<&(String, Vec<(String, Value)>)>,
+        reasoning_open: bool,
     ) -> Result<Config, ApiError> {
         let key = format!(
-            "{}\n{}",
+            "{}\n{reasoning_open}\n{}",
             dialects.join(","),
             tools.map_or("", |(text, _)| text.as_str())
         );
@@ -285,6 +328,9 @@ impl Shared {
                 config = config.tools(list.clone());
             }
         }
+        if reasoning_open {
+            config = config.reasoning_open(true);
+        }
         if let Ok(mut cache) = self.configs.lock() {
             if cache.len() >= CONFIG_CACHE {
                 cache.clear();
@@ -292,6 +338,38 @@ impl Shared {
             cache.insert(key, config.clone());
         }
         Ok(config)
+    }
+
+    /// Sends a Chat Completions request body to the upstream
+    /// (`{upstream}/chat/completions`), with the key (else the client's
+    /// own `Authorization`, [`client_authorization`]); `stream` picks the
+    /// `Accept` header. An upstream that cannot be reached is a 502.
+    pub(crate) async fn send(
+        &self,
+        body: impl Into<reqwest::Body>,
+        stream: bool,
+        client: Option<&HeaderValue>,
+    ) -> Result<reqwest::Response, ApiError> {
+        let accept = if stream {
+            "text/event-stream"
+        } else {
+            "application/json"
+        };
+        let mut upstream = self
+            .client
+            .post(self.chat_url.clone())
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, accept)
+            .body(body);
+        if let Some(auth) = self.authorization(client) {
+            upstream = upstream.header(header::AUTHORIZATION, auth);
+        }
+        upstream.send().await.map_err(|e| {
+            ApiError::bad_gateway(
+                format!("the upstream could not be reached: {}", describe(e)),
+                "upstream_unreachable",
+            )
+        })
     }
 
     /// The `Authorization` header to send upstream: the key, else the
@@ -308,8 +386,39 @@ impl Shared {
     }
 }
 
-/// The gateway's routes: `POST /v1/chat/completions`, `GET /v1/models`
-/// (passed on), `GET /` (the live page).
+/// The client's credentials as an `Authorization` header: its own
+/// `Authorization`, else its `x-api-key` (Anthropic's clients) as
+/// `Bearer KEY`.
+pub(crate) fn client_authorization(headers: &axum::http::HeaderMap) -> Option<HeaderValue> {
+    if let Some(auth) = headers.get(header::AUTHORIZATION) {
+        return Some(auth.clone());
+    }
+    let key = headers.get("x-api-key")?.to_str().ok()?;
+    let mut value = HeaderValue::from_str(&format!("Bearer {key}")).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
+/// An HTTP client error with its causes, without the URL (which could
+/// carry credentials).
+pub(crate) fn describe(e: reqwest::Error) -> String {
+    let e = e.without_url();
+    let mut text = e.to_string();
+    let mut source = std::error::Error::source(&e);
+    while let Some(s) = source {
+        let s_text = s.to_string();
+        if !text.contains(&s_text) {
+            text.push_str(": ");
+            text.push_str(&s_text);
+        }
+        source = s.source();
+    }
+    text
+}
+
+/// The gateway's routes: `POST /v1/chat/completions`, `POST
+/// /v1/messages`, `POST /v1/messages/count_tokens`, `POST /v1/responses`,
+/// `GET /v1/models` (passed on), `GET /` (the live page).
 ///
 /// # Errors
 ///
@@ -319,6 +428,9 @@ pub fn router(config: ServeConfig) -> Result<Router, ServeError> {
     Ok(Router::new()
         .route("/", get(page))
         .route("/v1/chat/completions", post(chat::completions))
+        .route("/v1/messages", post(messages::messages))
+        .route("/v1/messages/count_tokens", post(messages::count_tokens))
+        .route("/v1/responses", post(responses::responses))
         .route("/v1/models", get(chat::models))
         .fallback(not_found)
         .layer(DefaultBodyLimit::max(MAX_BODY))
@@ -368,13 +480,26 @@ async fn page() -> Response {
         .into_response()
 }
 
-async fn not_found() -> Response {
+async fn not_found(uri: axum::http::Uri) -> Response {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "invalid_request_error",
-        "no such route: the gateway answers POST /v1/chat/completions, GET /v1/models and GET /",
+        "no such route: the gateway answers POST /v1/chat/completions, POST /v1/messages, \
+         POST /v1/messages/count_tokens, POST /v1/responses, GET /v1/models and GET /",
     )
+    .api(Api::for_path(uri.path()))
     .into_response()
+}
+
+/// Whether a Chat Completions request body turned the model's thinking on
+/// or off (`chat_template_kwargs` `enable_thinking` or `thinking`, as vLLM
+/// and SGLang read them); `None` when it says nothing.
+pub(crate) fn thinking_asked(body: &serde_json::Map<String, Value>) -> Option<bool> {
+    body.get("chat_template_kwargs").and_then(|k| {
+        ["enable_thinking", "thinking"]
+            .iter()
+            .find_map(|key| k.get(*key).and_then(Value::as_bool))
+    })
 }
 
 #[cfg(test)]
@@ -412,6 +537,18 @@ mod tests {
     }
 
     #[test]
+    fn reasoning_opens_by_the_model_unless_turned_off() {
+        let s = shared(ServeConfig::new("http://127.0.0.1:1/v1"));
+        assert!(s.reasoning_open_for(Some("deepseek-ai/DeepSeek-R1"), None));
+        assert!(s.reasoning_open_for(Some("deepseek-ai/DeepSeek-R1"), Some(true)));
+        assert!(!s.reasoning_open_for(Some("deepseek-ai/DeepSeek-R1"), Some(false)));
+        assert!(!s.reasoning_open_for(Some("deepseek-ai/DeepSeek-V3.1"), None));
+        assert!(!s.reasoning_open_for(None, None));
+        let s = shared(ServeConfig::new("http://127.0.0.1:1/v1").reasoning_open_by_model(false));
+        assert!(!s.reasoning_open_for(Some("deepseek-ai/DeepSeek-R1"), None));
+    }
+
+    #[test]
     fn bad_configurations_are_refused() {
         let err = Shared::new(ServeConfig::new("ftp://x/v1")).err().unwrap();
         assert!(err.0.contains("http or https"), "{err}");
@@ -436,8 +573,8 @@ mod tests {
     fn configs_are_built_once_per_dialects_and_tools() {
         let s = shared(ServeConfig::new("http://x/v1"));
         let names = vec!["qwen3_coder".to_owned()];
-        let a = s.config_for(&names, None).unwrap();
-        let b = s.config_for(&names, None).unwrap();
+        let a = s.config_for(&names, None, false).unwrap();
+        let b = s.config_for(&names, None, false).unwrap();
         assert!(Arc::ptr_eq(&a.compiled, &b.compiled));
         assert!(a.get_argument_deltas());
     }
