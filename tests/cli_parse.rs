@@ -330,6 +330,7 @@ fn bad_option_values_are_refused_with_the_librarys_message() {
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(0));
+}
 
 /// `--model` says whether the response starts inside reasoning, by the
 /// model's family; `--no-reasoning-open` says it does not; the two flags
