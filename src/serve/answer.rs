@@ -66,8 +66,10 @@ pub(crate) async fn answer(
         }
         _ => None,
     };
+    let thinking = request.chat.as_object().and_then(super::thinking_asked);
+    let open = shared.reasoning_open_for(model.as_deref(), thinking);
     let config = shared
-        .config_for(&dialects, tools.as_ref())
+        .config_for(&dialects, tools.as_ref(), open)
         .map_err(|e| e.api(api))?;
     tracing::debug!(
         model = model.as_deref().unwrap_or(""),

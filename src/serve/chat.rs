@@ -32,6 +32,10 @@ pub(super) struct Request {
     n: u64,
     /// The `tools` array as JSON text (the cache key) and its schemas.
     tools: Option<(String, Vec<(String, Value)>)>,
+    /// Whether the request turned thinking on or off
+    /// (`chat_template_kwargs` `enable_thinking` or `thinking`, as vLLM
+    /// and SGLang read them).
+    thinking: Option<bool>,
 }
 
 impl Request {
@@ -92,11 +96,13 @@ impl Request {
                 ))
             }
         };
+        let thinking = super::thinking_asked(&obj);
         Ok(Request {
             stream,
             model,
             n,
             tools,
+            thinking,
         })
     }
 }
@@ -127,7 +133,8 @@ async fn handle(
     let started = Instant::now();
     let request = Request::read(&body)?;
     let dialects = shared.dialects_for(request.model.as_deref());
-    let config = shared.config_for(&dialects, request.tools.as_ref())?;
+    let open = shared.reasoning_open_for(request.model.as_deref(), request.thinking);
+    let config = shared.config_for(&dialects, request.tools.as_ref(), open)?;
     tracing::debug!(
         model = request.model.as_deref().unwrap_or(""),
         stream = request.stream,

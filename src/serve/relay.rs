@@ -10,7 +10,6 @@
 //! `usage` and `finish_reason: "length"` are handed to their encoder
 //! ([`Encoder::usage`], [`Encoder::truncated`]).
 
-use std::collections::HashMap;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
@@ -93,7 +92,6 @@ enum Phase {
 struct Common {
     chat: bool,
     ext: bool,
-    live: bool,
     /// Stream-level errors already written (each goes out once, though
     /// every choice's parser reads it).
     errors: Vec<String>,
@@ -102,15 +100,13 @@ struct Common {
     invalid: usize,
 }
 
-/// One choice: its parser over the upstream's stream, its encoder, and the
-/// `tool_calls` index of each action that went out as a call (mirroring
-/// the encoder's order, for the extension frames).
+/// One choice: its parser over the upstream's stream and its encoder (which
+/// also tells the `tool_calls` index of each action that went out as a
+/// call, for the extension frames).
 struct Choice {
     index: u64,
     sse: SseParser,
     encoder: Encoder,
-    calls: HashMap<u64, usize>,
-    next_call: usize,
 }
 
 impl Choice {
@@ -188,18 +184,9 @@ impl Choice {
     fn event(&mut self, event: &Event, common: &mut Common, buf: &mut String) {
         self.encoder.event(event, buf);
         match event {
-            Event::ActionStarted {
-                id, name: Some(_), ..
-            } if common.live => {
-                self.calls.insert(id.0, self.next_call);
-                self.next_call += 1;
-            }
             Event::ActionComplete(a) => {
                 common.calls += 1;
-                let index = self.calls.remove(&a.id.0).unwrap_or_else(|| {
-                    self.next_call += 1;
-                    self.next_call - 1
-                });
+                let index = self.encoder.call_index(a.id);
                 if common.ext {
                     frame(
                         buf,
@@ -215,7 +202,8 @@ impl Choice {
             }
             Event::ActionInvalid(a) => {
                 common.invalid += 1;
-                let index = self.calls.remove(&a.id.0);
+                // `None` unless its call went out before it failed.
+                let index = self.encoder.call_index(a.id);
                 if common.ext {
                     let errors: Vec<String> = a.errors.iter().map(ToString::to_string).collect();
                     frame(
@@ -283,8 +271,6 @@ impl Relay {
                 index,
                 sse: SseParser::for_choice(config.clone(), index),
                 encoder: Encoder::new(answer.format, answer.options.clone()),
-                calls: HashMap::new(),
-                next_call: 0,
             })
             .collect();
         Relay {
@@ -293,7 +279,6 @@ impl Relay {
             common: Common {
                 chat,
                 ext: answer.ext && chat,
-                live: answer.options.calls == Calls::Live,
                 errors: Vec::new(),
                 items: Vec::new(),
                 calls: 0,
