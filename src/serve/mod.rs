@@ -1,5 +1,18 @@
 //! An OpenAI-compatible gateway in front of any OpenAI-compatible server
-//! (contract, section 8; feature `serve`).
+//! (contract, sections 8 and 10; feature `serve`).
+//!
+//! Three client APIs are answered in front of the same upstream: Chat
+//! Completions (`chat.rs`, below), Anthropic Messages (`POST /v1/messages`,
+//! `POST /v1/messages/count_tokens`: `messages.rs`) and OpenAI Responses
+//! (`POST /v1/responses`, stateless: `responses.rs`). The agent APIs'
+//! requests are translated to one Chat Completions request each; the
+//! answer goes through the same streaming core (`relay.rs`: one
+//! [`SseParser`](crate::sse::SseParser) per choice, one
+//! [`Encoder`](crate::protocol::Encoder) of the client's format), streamed
+//! as it is read, or folded into the API's one object when the client did
+//! not ask to stream (`answer.rs`). Errors take the client API's shape
+//! ([`ApiError`] with its [`Api`]). What is translated and how:
+//! `docs/agent-apis.md`.
 //!
 //! `POST /v1/chat/completions` forwards the request, unchanged, to
 //! `{upstream}/chat/completions` and answers in Chat Completions form,
