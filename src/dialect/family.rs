@@ -83,8 +83,11 @@ static FAMILIES: &[(&str, &[&str])] = &[
     ("Functionary v3.2", &["functionary_v32"]),
 ];
 
+/// Whether an id is of a family.
+type Matcher = fn(&Id) -> bool;
+
 /// Whether an id is of the family at the same place in [`FAMILIES`].
-static MATCHES: &[fn(&Id) -> bool] = &[
+static MATCHES: &[Matcher] = &[
     // Hermes 2 Pro (and Theta, its merge) / 3 / 4; the first Hermes 2
     // models wrote no tool calls.
     |id| {
@@ -260,10 +263,7 @@ static MATCHES: &[fn(&Id) -> bool] = &[
 /// The families whose chat template ends the prompt inside reasoning, so
 /// that the response starts in it (`--model` turns `reasoning_open` on for
 /// them), each as shown to users.
-/// A test of a model id: whether it is of one family.
-type Matches = fn(&Id) -> bool;
-
-static REASONING_OPEN: &[(&str, Matches)] = &[
+static REASONING_OPEN: &[(&str, Matcher)] = &[
     ("DeepSeek-R1 and its distills", |id| {
         id.versions("deepseek-r").iter().any(|v| v.major == 1)
     }),
