@@ -656,3 +656,124 @@ async fn errors_come_in_each_apis_shape() {
     let v: Value = r.json().await.unwrap();
     assert_eq!(v["error"]["code"], "upstream_unreachable");
 }
+
+fn python_has_sdks() -> bool {
+    std::process::Command::new("python3")
+        .args(["-c", "import anthropic, openai"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+}
+
+fn line<'a>(lines: &'a [Value], event: &str) -> &'a Value {
+    lines
+        .iter()
+        .find(|l| l["event"] == event)
+        .unwrap_or_else(|| panic!("no {event} line in {lines:?}"))
+}
+
+/// The real `anthropic` and `openai` Python SDKs read every answer through
+/// their typed accumulators (`messages.stream(...).get_final_message()`,
+/// `responses.stream(...).get_final_response()`), their non-streaming
+/// calls, `count_tokens`, and raise the gateway's errors.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_python_sdks_read_every_answer() {
+    if !gateway::have(
+        "python3 with anthropic and openai",
+        python_has_sdks(),
+        "pip install -r tests/clients/requirements.txt",
+    ) {
+        return;
+    }
+    let body = body_text();
+    let output = qwen_output(&body);
+    let broken_at = output.find("line 30:").unwrap();
+    let upstream = Upstream::start(move |request| {
+        let text = request["messages"].to_string();
+        if request["stream"] != true {
+            return Reply::Json(json!({
+                "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": QWEN,
+                "choices": [{"index": 0, "finish_reason": "stop",
+                             "message": {"role": "assistant", "content": output}}],
+                "usage": {"prompt_tokens": 12, "completion_tokens": 34, "total_tokens": 46},
+            }));
+        }
+        let script = Script::new(&output).delta_chars(7).usage();
+        Reply::Stream(if text.contains("break") {
+            script.break_at(broken_at)
+        } else {
+            script
+        })
+    })
+    .await;
+    let url = gateway::gateway(ServeConfig::new(&upstream.url)).await;
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/clients/gateway/agent_apis.py");
+    let run = tokio::process::Command::new("python3")
+        .arg(&script)
+        .args([&url, QWEN])
+        .kill_on_drop(true)
+        .output();
+    let out = tokio::time::timeout(Duration::from_secs(120), run)
+        .await
+        .expect("the SDK script finished in time")
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "the SDK script failed:\n{stderr}");
+    let lines: Vec<Value> = String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let write = json!({"path": "out/notes.txt", "content": body});
+
+    for event in ["messages_stream", "messages_whole"] {
+        let m = line(&lines, event);
+        let blocks = m["blocks"].as_array().unwrap();
+        let kinds: Vec<&str> = blocks.iter().map(|b| b["type"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["thinking", "text", "tool_use"], "{event}");
+        assert_eq!(blocks[2]["name"], "write_file");
+        assert_eq!(blocks[2]["input"], write, "{event}");
+        assert!(blocks[2]["id"].as_str().unwrap().starts_with("toolu_"));
+        assert_eq!(m["stop_reason"], "tool_use");
+    }
+    let m = line(&lines, "messages_stream");
+    assert!(m["input_json_deltas"].as_u64().unwrap() > 1);
+    assert_eq!(m["usage"], json!({"input_tokens": 10, "output_tokens": 20}));
+    assert_eq!(
+        line(&lines, "messages_whole")["usage"],
+        json!({"input_tokens": 12, "output_tokens": 34})
+    );
+    assert_eq!(line(&lines, "count_tokens")["input_tokens"], 1);
+    let bad = line(&lines, "messages_bad_block");
+    assert_eq!(bad["raised"], "BadRequestError");
+    assert!(bad["message"]
+        .as_str()
+        .unwrap()
+        .contains("messages.0.content.0.type"));
+    let broken = line(&lines, "messages_broken");
+    assert_eq!(broken["raised"], "APIStatusError", "{broken}");
+    assert!(broken["message"].as_str().unwrap().contains("broke off"));
+
+    for event in ["responses_stream", "responses_whole"] {
+        let r = line(&lines, event);
+        assert_eq!(r["status"], "completed", "{event}");
+        let items = r["items"].as_array().unwrap();
+        let kinds: Vec<&str> = items.iter().map(|i| i["type"].as_str().unwrap()).collect();
+        assert_eq!(kinds, ["reasoning", "message", "function_call"], "{event}");
+        assert_eq!(items[2]["arguments"], write, "{event}");
+        assert!(items[2]["call_id"].as_str().unwrap().starts_with("call_"));
+    }
+    let r = line(&lines, "responses_stream");
+    assert!(r["kinds"]
+        .as_array()
+        .unwrap()
+        .contains(&json!("response.function_call_arguments.delta")));
+    assert_eq!(r["usage"], json!({"input_tokens": 10, "output_tokens": 20}));
+    let stateful = line(&lines, "responses_stateful");
+    assert_eq!(stateful["raised"], "BadRequestError");
+    assert!(stateful["message"].as_str().unwrap().contains("no state"));
+    let broken = line(&lines, "responses_broken");
+    assert_eq!(broken["error_event"], true, "{broken}");
+    assert_eq!(broken["last"], "response.failed", "{broken}");
+}
