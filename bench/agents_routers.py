@@ -309,7 +309,7 @@ def main():
           "(`tests/agents/upstream.py`: Qwen3-Coder's `<think>` and "
           "`<tool_call><function=…>` text, as a server without a tool parser "
           f"streams it, in random 1-24 character pieces {args.pace_ms:g} ms apart) "
-          f"behind each router; {args.runs} runs each. *First tool call*: from "
+          f"behind each router; {args.runs} run{'s' if args.runs != 1 else ''} each. *First tool call*: from "
           "Claude Code's first request to the first tool call (`tool_use` block) "
           "reaching it on the wire (median). *Calls lost*: written by the model, "
           "never run by the agent (a lost first call ends the task, so the second "
