@@ -124,9 +124,7 @@ pub fn config(options: &str) -> Result<Config, String> {
             }
         }
     }
-    let config = layer
-        .apply(Config::default())
-        .map_err(|e| e.to_string())?;
+    let config = layer.apply(Config::default()).map_err(|e| e.to_string())?;
     Ok(config.argument_deltas(argument_deltas))
 }
 
