@@ -227,6 +227,12 @@ pub fn assert_lossless_dialects(config: &Config, events: &[Event], text: &str) {
 fn assert_gap(config: &Config, text: &str, from: usize, told: &str) {
     let markers = config.outer_markers();
     let harmony = config.dialects.iter().any(|d| d.harmony);
+    // Leads of token suffixes the markers may carry.
+    let leads: Vec<&str> = config
+        .dialects
+        .iter()
+        .filter_map(|d| d.token_suffix.as_deref())
+        .collect();
     let (t, r) = (text.as_bytes(), told.as_bytes());
     let (mut i, mut j) = (0, 0);
     while i < t.len() {
@@ -239,8 +245,11 @@ fn assert_gap(config: &Config, text: &str, from: usize, told: &str) {
             } else {
                 markers
                     .iter()
-                    .filter(|m| rest.starts_with(m.as_str()))
-                    .map(|m| m.len())
+                    .flat_map(|m| {
+                        std::iter::once(None)
+                            .chain(leads.iter().map(|l| Some(*l)))
+                            .filter_map(|l| crate::dialect::suffix::marker_len(m, l, rest))
+                    })
                     .max()
                     .unwrap_or(0)
             };

@@ -2121,3 +2121,71 @@ fn long_strings_in_a_json_call() {
         }
     }
 }
+
+/// Tencent Hy3 and HY v4 (vLLM `hy_v3` / `hy_v4`, SGLang `hunyuan`): GLM-like
+/// arguments in `<tool_calls>`, each token with any `:S` suffix.
+#[test]
+fn hunyuan() {
+    check(
+        "hunyuan",
+        "",
+        "Hy3: narrative before, a call with no arguments",
+        "Checking.<tool_calls>\n<tool_call>get_current_date<tool_sep>\n</tool_call>\n</tool_calls>",
+        &[
+            "N:Checking.",
+            "S0:get_current_date",
+            "C0:get_current_date:{}",
+        ],
+    );
+    check(
+        "hunyuan",
+        "",
+        "HY v4: no <tool_sep>, every token suffixed",
+        "sure!<tool_calls:opensource><tool_call:opensource>get_weather<arg_key:opensource>city</arg_key:opensource><arg_value:opensource>Beijing</arg_value:opensource></tool_call:opensource><tool_call:opensource>get_current_date</tool_call:opensource></tool_calls:opensource>",
+        &[
+            "N:sure!",
+            "S0:get_weather",
+            "S1:get_current_date",
+            "C0:get_weather:{\"city\":\"Beijing\"}",
+            "C1:get_current_date:{}",
+        ],
+    );
+    check(
+        "hunyuan",
+        "",
+        "reasoning with a suffix",
+        "<think:6124c78e>which city?</think:6124c78e>Paris.",
+        &["R:which city?", "N:Paris."],
+    );
+    check(
+        "hunyuan",
+        "open",
+        "HY v4 starts inside its reasoning (the prompt wrote the opener)",
+        "pondering</think:6124c78e>answer",
+        &["R:pondering", "N:answer"],
+    );
+    check(
+        "hunyuan",
+        "",
+        "a suffix with white space in it is no marker",
+        "a <tool_calls:x y> b",
+        &["N:a <tool_calls:x y> b"],
+    );
+    check(
+        "hunyuan",
+        "",
+        "a key with no value",
+        "<tool_calls:s><tool_call:s>f<arg_key:s>city</arg_key:s></tool_call:s></tool_calls:s>",
+        &["S0:f", "I0:f:at city: the parameter `city` has no value"],
+    );
+    check(
+        "hunyuan",
+        "",
+        "a section never closed, its call cut off",
+        "<tool_calls:s><tool_call:s>f<arg_key:s>city</arg_key:s><arg_value:s>Par",
+        &[
+            "S0:f",
+            "I0:f:the call was cut off before its arguments ended",
+        ],
+    );
+}

@@ -142,6 +142,8 @@ fn a_million_marker_prefixes_stay_linear_and_hold_a_prefix() {
         ("minimax_m2", "<minimax:tool_cal"),
         ("granite", "<|tool_cal"),
         ("jamba", "<tool_call"),
+        // A token suffix cut short by the next marker's `<`.
+        ("hunyuan", "<tool_calls:opensourc"),
     ] {
         // Small copies at every chunking first.
         oracle::check(&config(dialect), &unit.repeat(40));
@@ -177,7 +179,7 @@ fn a_million_marker_prefixes_stay_linear_and_hold_a_prefix() {
 }
 
 /// A section that never closes: `(dialect, opener, fill unit)`.
-const UNCLOSED: [(&str, &str, &str); 8] = [
+const UNCLOSED: [(&str, &str, &str); 9] = [
     (
         "hermes",
         "<tool_call>{\"name\": \"write\", \"arguments\": {\"content\": \"",
@@ -209,6 +211,11 @@ const UNCLOSED: [(&str, &str, &str); 8] = [
         "cohere",
         "<|START_ACTION|>[{\"tool_name\": \"write\", \"parameters\": {\"content\": [",
         "1, ",
+    ),
+    (
+        "hunyuan",
+        "<tool_calls:os><tool_call:os>write<arg_key:os>content</arg_key:os><arg_value:os>",
+        "text ",
     ),
 ];
 

@@ -5,7 +5,7 @@
 use super::{Calls, Dialect, Enclosure, KeyEnd, Section, ValueKind};
 
 /// The names of the built-in dialects, in the contract's order.
-pub const BUILTIN: [&str; 17] = [
+pub const BUILTIN: [&str; 18] = [
     "hermes",
     "qwen3_coder",
     "seed_oss",
@@ -23,6 +23,8 @@ pub const BUILTIN: [&str; 17] = [
     "granite",
     "jamba",
     "phi4_mini",
+    // Section 7b: forms read by descriptor fields of their own.
+    "hunyuan",
 ];
 
 fn s(x: &str) -> String {
@@ -92,6 +94,7 @@ fn dialect(name: &str) -> Dialect {
         sections: Vec::new(),
         first: Vec::new(),
         harmony: false,
+        token_suffix: None,
     }
 }
 
@@ -345,6 +348,36 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                 section("<|tool_call|>", Some("<|/tool_call|>"), vec![json_calls()]),
                 section("functools", None, vec![json_calls()]),
             ];
+        }
+        _ => return later_form(d),
+    }
+    Some(d)
+}
+
+/// The dialects of section 7b whose call forms are descriptor fields of
+/// their own: a token suffix, a recipient envelope, a header name that
+/// is a marker, recipient lines.
+fn later_form(mut d: Dialect) -> Option<Dialect> {
+    match d.name.as_str() {
+        "hunyuan" => {
+            // Hy3 and HY v4: every token may carry the tokenizer's suffix
+            // (`<tool_calls:opensource>`); HY v4 leaves out `<tool_sep>`.
+            d.token_suffix = Some(s(":"));
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<tool_calls>",
+                Some("</tool_calls>"),
+                vec![Calls::Params {
+                    call: s("<tool_call>"),
+                    name_end: strings(&["<tool_sep>"]),
+                    key: s("<arg_key>"),
+                    key_end: vec![key_end("</arg_key>", ValueKind::Typed)],
+                    value: Some(s("<arg_value>")),
+                    value_end: s("</arg_value>"),
+                    end: Some(s("</tool_call>")),
+                    trim_line_endings: false,
+                }],
+            )];
         }
         _ => return None,
     }

@@ -352,6 +352,8 @@ impl Compiled {
         let mut first_list = None;
         let mut harmony_dialect = None;
         for (di, d) in dialects.iter().enumerate() {
+            // Markers that may carry a token suffix are compiled with a slot.
+            let d = &super::suffix::with_slots(d);
             for e in &d.reasoning {
                 outer.push((e.open.clone(), Outer::Reason(enclosures_raw.len())));
                 enclosures_raw.push((di, e.close.clone()));

@@ -27,6 +27,7 @@ use serde::{Deserialize, Serialize};
 mod builtin;
 pub(crate) mod compiled;
 pub mod family;
+pub(crate) mod suffix;
 pub mod tools;
 pub(crate) mod value;
 
@@ -57,6 +58,21 @@ pub struct Dialect {
     /// channels; see the contract.
     #[serde(default)]
     pub harmony: bool,
+    /// The lead of a token suffix that each marker ending in `>` may
+    /// carry before its `>`, any suffix accepted (Tencent Hy3 and HY v4
+    /// write `<tool_calls:opensource>` for `<tool_calls>`: lead `":"`). A
+    /// suffix is up to 64 bytes, none of them white space, `<` or `>`.
+    ///
+    /// ```
+    /// use actionstream::{dialect::Dialect, Config, Event};
+    /// let mut d = Dialect::builtin("glm").unwrap();
+    /// d.token_suffix = Some(":".into());
+    /// let text = "<tool_call:x1>f<arg_key:x1>a</arg_key:x1><arg_value:x1>1</arg_value:x1></tool_call:x1>";
+    /// let events = actionstream::parse_str_with(Config::default().dialect(d), text);
+    /// assert!(events.iter().any(|e| matches!(e, Event::ActionComplete(a) if a.name == "f")));
+    /// ```
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_suffix: Option<String>,
 }
 
 /// Text between two markers.

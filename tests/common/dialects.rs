@@ -29,12 +29,13 @@ pub fn config(dialect: &str) -> Config {
 }
 
 /// The dialects whose parameter values are raw text.
-pub const RAW: [&str; 5] = [
+pub const RAW: [&str; 6] = [
     "qwen3_coder",
     "seed_oss",
     "glm",
     "minimax_m2",
     "deepseek_v32",
+    "hunyuan",
 ];
 
 /// The `C0:name:{args}` summary lines of `calls`, ids from `first`.
@@ -151,6 +152,17 @@ fn params(dialect: &str, c: &Call) -> String {
                 ));
             }
             out.push_str("</｜DSML｜invoke>\n");
+        }
+        "hunyuan" => {
+            // Hy3 with the suffix of its open-source tokenizer.
+            out.push_str(&format!("<tool_call:os>{}<tool_sep:os>\n", c.name));
+            for (k, v) in &c.args {
+                out.push_str(&format!(
+                    "<arg_key:os>{k}</arg_key:os>\n<arg_value:os>{}</arg_value:os>\n",
+                    raw(v)
+                ));
+            }
+            out.push_str("</tool_call:os>\n");
         }
         _ => unreachable!("{dialect} has no parameter form"),
     }
@@ -276,6 +288,10 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
             "<|tool_call|>[{}]<|/tool_call|>",
             objects("name", "arguments").join(", ")
         ),
+        "hunyuan" => format!(
+            "<tool_calls:os>\n{}</tool_calls:os>",
+            calls.iter().map(|c| params(dialect, c)).collect::<String>()
+        ),
         other => panic!("no writer for {other}"),
     }
 }
@@ -288,6 +304,7 @@ pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
         "mistral" => ("[THINK]", "[/THINK]"),
         "cohere" => ("<|START_THINKING|>", "<|END_THINKING|>"),
         "gpt_oss" => ("<|channel|>analysis<|message|>", "<|end|>"),
+        "hunyuan" => ("<think:os>", "</think:os>"),
         _ => ("<think>", "</think>"),
     })
 }

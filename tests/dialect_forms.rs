@@ -1,0 +1,54 @@
+//! The call forms of the contract's section 7b that are descriptor fields
+//! (a token suffix, a recipient envelope, a header name that is a marker,
+//! recipient lines, …), each defined in a configuration file's
+//! `define_dialects` and read at every chunking.
+
+mod common;
+
+use actionstream::{Config, ConfigFile};
+
+/// The configuration a `--config` file with this JSON text gives.
+fn from_file(json: &str) -> Config {
+    let file: ConfigFile = serde_json::from_str(json).expect("a configuration file");
+    file.apply(Config::default())
+        .expect("the configuration applies")
+}
+
+#[track_caller]
+fn check(config: &Config, input: &str, want: &[&str]) {
+    for deltas in [false, true] {
+        // With deltas the oracle checks that each call's pieces make its
+        // arguments; the summary leaves them out.
+        let events = common::parse_with(&config.clone().argument_deltas(deltas), input);
+        let lines: Vec<String> = common::summary(&events)
+            .into_iter()
+            .filter(|l| !l.starts_with('A'))
+            .collect();
+        assert_eq!(lines, want, "deltas {deltas}");
+    }
+}
+
+#[test]
+fn a_token_suffix_from_a_configuration_file() {
+    let config = from_file(
+        r#"{"dialects": ["hy"], "define_dialects": [{"name": "hy", "token_suffix": ":",
+            "reasoning": [{"open": "<think>", "close": "</think>"}],
+            "sections": [{"open": "<tool_calls>", "close": "</tool_calls>", "calls": [{
+              "format": "params", "call": "<tool_call>", "name_end": ["<tool_sep>"],
+              "key": "<arg_key>", "key_end": [{"marker": "</arg_key>"}],
+              "value": "<arg_value>", "value_end": "</arg_value>", "end": "</tool_call>"}]}]}]}"#,
+    );
+    check(
+        &config,
+        "<think:6124c78e>plan</think:6124c78e>Sure.<tool_calls:6124c78e><tool_call:6124c78e>get_weather<arg_key:6124c78e>city</arg_key:6124c78e><arg_value:6124c78e>Paris</arg_value:6124c78e></tool_call:6124c78e><tool_call>now<tool_sep></tool_call></tool_calls:6124c78e> <tool_calls:a b>",
+        &[
+            "R:plan",
+            "N:Sure.",
+            "S0:get_weather",
+            "S1:now",
+            "C0:get_weather:{\"city\":\"Paris\"}",
+            "C1:now:{}",
+            "N: <tool_calls:a b>",
+        ],
+    );
+}
