@@ -2189,3 +2189,108 @@ fn hunyuan() {
         ],
     );
 }
+
+/// Meta Muse Glimmer (vLLM and llama.cpp `muse_glimmer`, SGLang `muse`):
+/// turns addressed to `self`, `user` or a tool, in a recipient envelope.
+#[test]
+fn muse_glimmer() {
+    let call = "<atem:function_calls>\n<atem:invoke name=\"get_weather\">\n<atem:parameter name=\"city\">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls>";
+    check(
+        "muse_glimmer",
+        "",
+        "reasoning, a call, the answer (the first header with no opener)",
+        &format!(" to=self<|message|>Need weather.<|eom|><|start|>assistant to=get_weather<|message|>{call}<|eom|><|start|>assistant to=user<|message|>It is sunny.<|eot|>"),
+        &[
+            "N: ",
+            "R:Need weather.",
+            "S0:get_weather",
+            "C0:get_weather:{\"city\":\"Paris\"}",
+            "N:It is sunny.",
+        ],
+    );
+    check(
+        "muse_glimmer",
+        "",
+        "prose that begins like a header is narrative",
+        "to=x is the syntax.",
+        &["N:to=x is the syntax."],
+    );
+    check(
+        "muse_glimmer",
+        "",
+        "an ATEM block in the answer is text",
+        &format!("<|start|>assistant to=user<|message|>Write {call}"),
+        &[&format!("N:Write {call}")],
+    );
+    check(
+        "muse_glimmer",
+        "",
+        "a tool message that is not ATEM is narrative",
+        "<|start|>assistant to=get_weather<|message|>Paris<|eom|>",
+        &["N:Paris"],
+    );
+    check(
+        "muse_glimmer",
+        "",
+        "the tool channel cut off mid-invoke",
+        " to=self<|message|>Need weather.<|eom|><|start|>assistant to=get_weather<|message|><atem:function_calls>\n<atem:invoke name=\"get_weather\">\n<atem:parameter name=\"city\">Par",
+        &[
+            "N: ",
+            "R:Need weather.",
+            "S0:get_weather",
+            "I0:get_weather:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "muse_glimmer",
+        "cir",
+        "calls in reasoning open no ATEM block outside a tool message",
+        &format!(" to=self<|message|>Maybe {call}<|eom|>"),
+        &["N: ", &format!("R:Maybe {call}")],
+    );
+}
+
+/// gpt-oss built-in tools (harmony format.md, "Built-in tools"): a message to
+/// `browser.search`, `python`, … is an action named by its recipient.
+#[test]
+fn gpt_oss_built_in_tools() {
+    check(
+        "gpt_oss",
+        "",
+        "browser.search on the analysis channel, content type ` code`",
+        "<|channel|>analysis<|message|>We need to browse. Let's search.<|end|><|start|>assistant<|channel|>analysis to=browser.search code<|message|>{\"query\": \"Ho Chi Minh City weather today\", \"topn\": 10, \"source\": \"news\"}<|call|>",
+        &[
+            "R:We need to browse. Let's search.",
+            "S0:browser.search",
+            "C0:browser.search:{\"query\":\"Ho Chi Minh City weather today\",\"topn\":10,\"source\":\"news\"}",
+        ],
+    );
+    check(
+        "gpt_oss",
+        "deltas",
+        "python with raw code",
+        "<|start|>assistant<|channel|>analysis to=python code<|message|>import sympy as sp\nprint(sp.isprime(97))<|call|>",
+        &[
+            "S0:python",
+            "A0:{\"code\":\"import sympy as sp\\nprint(sp.isprime(97))\"}",
+            "C0:python:{\"code\":\"import sympy as sp\\nprint(sp.isprime(97))\"}",
+        ],
+    );
+    check(
+        "gpt_oss",
+        "",
+        "python with the recipient before the channel, cut off at the end",
+        "<|start|>assistant to=python<|channel|>analysis<|message|>print(1)",
+        &["S0:python", "C0:python:{\"code\":\"print(1)\"}"],
+    );
+    check(
+        "gpt_oss",
+        "strict",
+        "python cut off, strict: the message never ended",
+        "<|channel|>commentary to=python code<|message|>print(1)",
+        &[
+            "S0:python",
+            "I0:python:the call section was not closed before the end of the response",
+        ],
+    );
+}

@@ -52,3 +52,43 @@ fn a_token_suffix_from_a_configuration_file() {
         ],
     );
 }
+
+#[test]
+fn a_recipient_envelope_from_a_configuration_file() {
+    let config = from_file(
+        r#"{"dialects": ["turns"], "define_dialects": [{"name": "turns", "envelope": {
+            "header": ["<|start|>"], "message": "<|message|>", "end": ["<|eom|>", "<|eot|>"],
+            "reasoning_recipients": ["self"], "narrative_recipients": ["user"],
+            "code": ["python"], "bare_first": true,
+            "body": {"open": "<calls>", "close": "</calls>", "calls": [{"format": "params",
+              "call": "<invoke name=\"", "name_end": ["\">"], "key": "<parameter name=\"",
+              "key_end": [{"marker": "\">"}], "value_end": "</parameter>", "end": "</invoke>"}]}}}]}"#,
+    );
+    check(
+        &config,
+        "to=self<|message|>plan<|eom|><|start|>assistant to=search<|message|><calls><invoke name=\"search\"><parameter name=\"q\">rust</parameter></invoke></calls><|eom|><|start|>assistant to=user<|message|>Found it.<|eot|>",
+        &[
+            "R:plan",
+            "S0:search",
+            "C0:search:{\"q\":\"rust\"}",
+            "N:Found it.",
+        ],
+    );
+    // Without a body, a call's content is its JSON arguments; code
+    // recipients take raw code.
+    let config = from_file(
+        r#"{"dialects": ["h"], "define_dialects": [{"name": "h", "envelope": {
+            "header": ["<|start|>"], "message": "<|message|>", "end": ["<|call|>", "<|end|>"],
+            "name_prefix": "functions.", "code": ["python"]}}]}"#,
+    );
+    check(
+        &config,
+        "<|start|>assistant to=functions.f<|message|>{\"a\": 1}<|call|><|start|>assistant to=python<|message|>print(2)<|call|>",
+        &[
+            "S0:f",
+            "C0:f:{\"a\":1}",
+            "S1:python",
+            "C1:python:{\"code\":\"print(2)\"}",
+        ],
+    );
+}

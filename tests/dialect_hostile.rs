@@ -144,6 +144,7 @@ fn a_million_marker_prefixes_stay_linear_and_hold_a_prefix() {
         ("jamba", "<tool_call"),
         // A token suffix cut short by the next marker's `<`.
         ("hunyuan", "<tool_calls:opensourc"),
+        ("muse_glimmer", "<|star"),
     ] {
         // Small copies at every chunking first.
         oracle::check(&config(dialect), &unit.repeat(40));
@@ -179,7 +180,7 @@ fn a_million_marker_prefixes_stay_linear_and_hold_a_prefix() {
 }
 
 /// A section that never closes: `(dialect, opener, fill unit)`.
-const UNCLOSED: [(&str, &str, &str); 9] = [
+const UNCLOSED: [(&str, &str, &str); 10] = [
     (
         "hermes",
         "<tool_call>{\"name\": \"write\", \"arguments\": {\"content\": \"",
@@ -216,6 +217,11 @@ const UNCLOSED: [(&str, &str, &str); 9] = [
         "hunyuan",
         "<tool_calls:os><tool_call:os>write<arg_key:os>content</arg_key:os><arg_value:os>",
         "text ",
+    ),
+    (
+        "gpt_oss",
+        "<|start|>assistant<|channel|>analysis to=python code<|message|>",
+        "print(1)\n",
     ),
 ];
 

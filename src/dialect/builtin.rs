@@ -2,10 +2,10 @@
 //! exact. Where a model's real output differs from the contract's table,
 //! the difference is noted beside the dialect (and in `tests/data/dialects`).
 
-use super::{Calls, Dialect, Enclosure, KeyEnd, Section, ValueKind};
+use super::{Calls, Dialect, Enclosure, Envelope, KeyEnd, Section, ValueKind};
 
 /// The names of the built-in dialects, in the contract's order.
-pub const BUILTIN: [&str; 18] = [
+pub const BUILTIN: [&str; 19] = [
     "hermes",
     "qwen3_coder",
     "seed_oss",
@@ -25,6 +25,7 @@ pub const BUILTIN: [&str; 18] = [
     "phi4_mini",
     // Section 7b: forms read by descriptor fields of their own.
     "hunyuan",
+    "muse_glimmer",
 ];
 
 fn s(x: &str) -> String {
@@ -95,6 +96,7 @@ fn dialect(name: &str) -> Dialect {
         first: Vec::new(),
         harmony: false,
         token_suffix: None,
+        envelope: None,
     }
 }
 
@@ -379,6 +381,37 @@ fn later_form(mut d: Dialect) -> Option<Dialect> {
                 }],
             )];
         }
+        "muse_glimmer" => {
+            // Harmony-like turns, `to=self` reasoning, `to=user` the answer,
+            // any other recipient an ATEM call section; the prompt writes
+            // the first turn's `<|start|>assistant`.
+            d.envelope = Some(Envelope {
+                header: strings(&["<|start|>"]),
+                inner: Vec::new(),
+                message: s("<|message|>"),
+                end: strings(&["<|eom|>", "<|eot|>"]),
+                reasoning_channels: Vec::new(),
+                reasoning_recipients: strings(&["self"]),
+                narrative_recipients: strings(&["user"]),
+                name_prefix: None,
+                code: Vec::new(),
+                body: Some(section(
+                    "<atem:function_calls>",
+                    Some("</atem:function_calls>"),
+                    vec![Calls::Params {
+                        call: s("<atem:invoke name=\""),
+                        name_end: strings(&["\">"]),
+                        key: s("<atem:parameter name=\""),
+                        key_end: vec![key_end("\">", ValueKind::Typed)],
+                        value: None,
+                        value_end: s("</atem:parameter>"),
+                        end: Some(s("</atem:invoke>")),
+                        trim_line_endings: false,
+                    }],
+                )),
+                bare_first: true,
+            });
+        }
         _ => return None,
     }
     Some(d)
@@ -394,7 +427,7 @@ mod tests {
             let d = builtin(name).unwrap_or_else(|| panic!("{name} is not defined"));
             assert_eq!(d.name, name);
             assert!(
-                d.harmony || !d.sections.is_empty(),
+                d.recipient_envelope().is_some() || !d.sections.is_empty(),
                 "{name} has no way to write a call"
             );
         }

@@ -26,12 +26,15 @@ use serde::{Deserialize, Serialize};
 
 mod builtin;
 pub(crate) mod compiled;
+mod envelope;
 pub mod family;
 pub(crate) mod suffix;
 pub mod tools;
 pub(crate) mod value;
 
 pub use builtin::BUILTIN;
+pub(crate) use envelope::bare_header;
+pub use envelope::Envelope;
 
 /// One model's output format: its reasoning, its call sections, its other
 /// markers.
@@ -73,6 +76,16 @@ pub struct Dialect {
     /// ```
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub token_suffix: Option<String>,
+    /// Messages whose headers name a recipient (Meta Muse Glimmer's
+    /// `<|start|>assistant to=R<|message|>`); `harmony: true` stands for
+    /// [`Envelope::harmony`].
+    ///
+    /// ```
+    /// let d = actionstream::dialect::Dialect::builtin("muse_glimmer").unwrap();
+    /// assert_eq!(d.envelope.unwrap().reasoning_recipients, ["self"]);
+    /// ```
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub envelope: Option<Envelope>,
 }
 
 /// Text between two markers.
@@ -188,6 +201,17 @@ pub enum Calls {
         #[serde(default)]
         trim_line_endings: bool,
     },
+    /// The section's content is raw code, up to its closer (or trailer, or
+    /// the end of the response): one call `name` whose arguments are
+    /// `{key: code}` (Llama 3.1's `code_interpreter`). Chosen by a first
+    /// byte no other form takes.
+    Code {
+        /// The call's name.
+        name: String,
+        /// The argument that holds the code.
+        #[serde(default = "code_key")]
+        key: String,
+    },
     /// Python calls: a list `[f(a=1), g()]`, or (with `list` false) calls
     /// one after another, one per line.
     Python {
@@ -199,6 +223,10 @@ pub enum Calls {
 
 fn yes() -> bool {
     true
+}
+
+fn code_key() -> String {
+    "code".to_owned()
 }
 
 /// A marker that ends a parameter's key, and how its value is read.
@@ -235,5 +263,18 @@ impl Dialect {
     /// ```
     pub fn builtin(name: &str) -> Option<Dialect> {
         builtin::builtin(name)
+    }
+
+    /// The recipient envelope the dialect's messages come in, if any: its
+    /// `envelope`, or harmony's where `harmony` is set.
+    ///
+    /// ```
+    /// let d = actionstream::dialect::Dialect::builtin("gpt_oss").unwrap();
+    /// assert_eq!(d.recipient_envelope().unwrap().message, "<|message|>");
+    /// ```
+    pub fn recipient_envelope(&self) -> Option<Envelope> {
+        self.envelope
+            .clone()
+            .or_else(|| self.harmony.then(Envelope::harmony))
     }
 }

@@ -9,7 +9,7 @@
 //! is the same rule for one marker at one place, for checks.
 
 use super::{Calls, Dialect, KeyEnd, Section};
-use crate::scan::markers::{SUFFIX_MAX, SUFFIX_SLOT};
+use crate::scan::markers::SUFFIX_SLOT;
 
 /// `marker` with a suffix slot before its closing `>` (unchanged if it
 /// does not end with `>`).
@@ -93,7 +93,7 @@ fn calls(c: &Calls, lead: &str) -> Calls {
             *value_end = m(value_end);
             *end = end.as_ref().map(m);
         }
-        Calls::Json { .. } | Calls::Python { .. } => {}
+        Calls::Json { .. } | Calls::Python { .. } | Calls::Code { .. } => {}
     }
     c
 }
@@ -101,6 +101,7 @@ fn calls(c: &Calls, lead: &str) -> Calls {
 /// How long `marker` is where `text` begins with it, written as is or,
 /// with a `lead`, with a token suffix before its closing `>`; `None` where
 /// `text` does not begin with it.
+#[cfg(any(test, feature = "testkit"))]
 pub(crate) fn marker_len(marker: &str, lead: Option<&str>, text: &str) -> Option<usize> {
     if text.starts_with(marker) {
         return Some(marker.len());
@@ -110,7 +111,7 @@ pub(crate) fn marker_len(marker: &str, lead: Option<&str>, text: &str) -> Option
     let rest = text.strip_prefix(head)?.strip_prefix(lead)?;
     let n = rest
         .bytes()
-        .take(SUFFIX_MAX + 1)
+        .take(crate::scan::markers::SUFFIX_MAX + 1)
         .position(|b| b == b'>' || b == b'<' || b.is_ascii_whitespace())?;
     (n > 0 && rest.as_bytes().get(n) == Some(&b'>')).then(|| head.len() + lead.len() + n + 1)
 }
@@ -118,6 +119,7 @@ pub(crate) fn marker_len(marker: &str, lead: Option<&str>, text: &str) -> Option
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::scan::markers::SUFFIX_MAX;
 
     #[test]
     fn a_marker_is_read_with_any_suffix() {

@@ -29,13 +29,14 @@ pub fn config(dialect: &str) -> Config {
 }
 
 /// The dialects whose parameter values are raw text.
-pub const RAW: [&str; 6] = [
+pub const RAW: [&str; 7] = [
     "qwen3_coder",
     "seed_oss",
     "glm",
     "minimax_m2",
     "deepseek_v32",
     "hunyuan",
+    "muse_glimmer",
 ];
 
 /// The `C0:name:{args}` summary lines of `calls`, ids from `first`.
@@ -163,6 +164,16 @@ fn params(dialect: &str, c: &Call) -> String {
                 ));
             }
             out.push_str("</tool_call:os>\n");
+        }
+        "muse_glimmer" => {
+            out.push_str(&format!("<atem:invoke name=\"{}\">\n", c.name));
+            for (k, v) in &c.args {
+                out.push_str(&format!(
+                    "<atem:parameter name=\"{k}\">{}</atem:parameter>\n",
+                    raw(v)
+                ));
+            }
+            out.push_str("</atem:invoke>\n");
         }
         _ => unreachable!("{dialect} has no parameter form"),
     }
@@ -292,6 +303,11 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
             "<tool_calls:os>\n{}</tool_calls:os>",
             calls.iter().map(|c| params(dialect, c)).collect::<String>()
         ),
+        "muse_glimmer" => format!(
+            "<|start|>assistant to={}<|message|><atem:function_calls>\n{}</atem:function_calls><|eom|>",
+            calls.first().map_or("f", |c| c.name.as_str()),
+            calls.iter().map(|c| params(dialect, c)).collect::<String>()
+        ),
         other => panic!("no writer for {other}"),
     }
 }
@@ -305,6 +321,7 @@ pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
         "cohere" => ("<|START_THINKING|>", "<|END_THINKING|>"),
         "gpt_oss" => ("<|channel|>analysis<|message|>", "<|end|>"),
         "hunyuan" => ("<think:os>", "</think:os>"),
+        "muse_glimmer" => ("<|start|>assistant to=self<|message|>", "<|eom|>"),
         _ => ("<think>", "</think>"),
     })
 }

@@ -84,6 +84,10 @@ enum DState {
     Reasoning(Option<usize>),
     /// A harmony header from `from`.
     Header { from: usize },
+    /// A header with no opener at the response's start, from `from`.
+    Bare { from: usize },
+    /// After a call header: the opener of its body section.
+    Body { section: usize },
     /// A call section.
     Section(Box<Sec>),
     /// The rest of an oversize section, up to its closer: narrative.
@@ -205,6 +209,8 @@ impl DialectMachine {
                 DState::Text => self.narrative(emit),
                 DState::Reasoning(enc) => self.reasoning(enc, emit),
                 DState::Header { from } => self.header(from, emit),
+                DState::Bare { from } => self.bare(from, emit),
+                DState::Body { section } => self.body(section, emit),
                 DState::Section(_) => self.section(emit),
                 DState::Skip { section } => self.skip(section, emit),
                 DState::Detached => Flow::Go,
@@ -369,10 +375,14 @@ impl DialectMachine {
         };
         self.narrative_to(self.pos, emit);
         self.ms = c.outer.set.begin();
+        let bare = first_byte == b't' && c.harmony.as_ref().is_some_and(|h| h.env.bare_first);
         match first {
             Some(section) => {
                 let from = self.pos;
                 self.open_section(section, from, from, true, None);
+            }
+            None if bare => {
+                self.state = DState::Bare { from: self.pos };
             }
             None => self.state = DState::Text,
         }
@@ -498,7 +508,7 @@ impl DialectMachine {
                 return Flow::Wait;
             };
             match mark {
-                HeaderMark::Channel | HeaderMark::Constrain => continue,
+                HeaderMark::Inner => continue,
                 HeaderMark::Stop => {
                     // A header cut short: it is dropped, the marker read anew.
                     self.start = at;
@@ -508,20 +518,106 @@ impl DialectMachine {
                 }
                 HeaderMark::Message => {
                     let header = harmony_header(self.text(from, at));
-                    match header.recipient {
-                        Some(name) => self.open_harmony_call(h.section, from, to, name, emit),
-                        None => {
-                            self.start = to;
-                            if header.channel == "analysis" {
-                                self.state = DState::Reasoning(Some(h.analysis));
-                                self.ms = c.enclosures[h.analysis].set.begin();
-                            } else {
-                                self.resume(None);
-                            }
-                        }
-                    }
+                    self.route(from, to, header, emit);
                     return Flow::Go;
                 }
+            }
+        }
+    }
+
+    /// A header from `from` ended at `to`: its channel and recipient say
+    /// what the message is (see `dialect::Envelope`).
+    fn route(&mut self, from: usize, to: usize, header: HarmonyHeader, emit: &mut Emit<'_>) {
+        let c = self.c.clone();
+        let Some(h) = &c.harmony else {
+            self.resume(None);
+            return;
+        };
+        let env = &h.env;
+        let reasoning = match &header.recipient {
+            Some(r) => env.reasoning_recipients.contains(r),
+            None => env.reasoning_channels.contains(&header.channel),
+        };
+        let narrative = match &header.recipient {
+            Some(r) => env.narrative_recipients.contains(r),
+            None => true,
+        };
+        self.start = to;
+        if reasoning {
+            self.state = DState::Reasoning(Some(h.analysis));
+            self.ms = c.enclosures[h.analysis].set.begin();
+        } else if narrative {
+            self.resume(None);
+        } else if let Some(r) = header.recipient {
+            let name = env
+                .name_prefix
+                .as_deref()
+                .and_then(|p| r.strip_prefix(p))
+                .unwrap_or(&r)
+                .to_owned();
+            if let Some(body) = h.body {
+                // The content is a call section of its own: its opener
+                // must come first (after white space).
+                self.pos = to;
+                self.state = DState::Body { section: body };
+            } else if env.code.contains(&name) {
+                self.open_code_call(h.code, from, to, name, emit);
+            } else {
+                self.open_harmony_call(h.section, from, to, name, emit);
+            }
+        }
+    }
+
+    /// After a call header whose content is a section: its opener, after
+    /// white space, or the message is narrative.
+    fn body(&mut self, section: usize, emit: &mut Emit<'_>) -> Flow {
+        let c = self.c.clone();
+        let Some(_) = self.skip_space() else {
+            self.narrative_to(self.pos, emit);
+            return Flow::Wait;
+        };
+        self.narrative_to(self.pos, emit);
+        let open = c.sections[section].open.as_str();
+        let rest = self.rest();
+        let n = rest.len().min(open.len());
+        if rest.as_bytes()[..n] != open.as_bytes()[..n] {
+            self.resume(None);
+            return Flow::Go;
+        }
+        if n < open.len() {
+            return Flow::Wait;
+        }
+        let at = self.pos;
+        self.open_section(section, at, at + open.len(), false, None);
+        Flow::Go
+    }
+
+    /// At the start of the response, a header with no opener (`to=R` +
+    /// `message`), where the envelope allows one.
+    fn bare(&mut self, from: usize, emit: &mut Emit<'_>) -> Flow {
+        let c = self.c.clone();
+        let Some(h) = &c.harmony else {
+            self.resume(None);
+            return Flow::Go;
+        };
+        match crate::dialect::bare_header(self.text(from, self.end()), &h.env.message) {
+            None => {
+                self.pos = self.end();
+                Flow::Wait
+            }
+            Some(Err(())) => {
+                self.pos = from;
+                self.resume(None);
+                Flow::Go
+            }
+            Some(Ok((recipient, len))) => {
+                self.pos = from + len;
+                let header = HarmonyHeader {
+                    channel: String::new(),
+                    recipient: Some(recipient),
+                };
+                self.route(from, from + len, header, emit);
+                Flow::Go
             }
         }
     }
