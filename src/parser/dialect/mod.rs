@@ -66,6 +66,10 @@ use section::Sec;
 /// with room to spare.
 const PLAIN_MAX: usize = 64;
 
+/// The most white space that may stand between a call that ended
+/// reasoning and the reasoning's closer, for the closer to be a marker.
+const CLOSER_SPACE: usize = 256;
+
 /// What a push [`DialectMachine::take_plain`] took is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Plain {
@@ -92,6 +96,10 @@ enum DState {
     Section(Box<Sec>),
     /// The rest of an oversize section, up to its closer: narrative.
     Skip { section: usize },
+    /// After a call that ended the reasoning of enclosure `i` (`None`:
+    /// the reasoning the response started in): white space, then perhaps
+    /// that reasoning's closer, which is then a marker.
+    CloserDue(Option<usize>),
     /// Out of the state while a step works on it.
     Detached,
 }
@@ -123,6 +131,11 @@ pub(super) struct DialectMachine {
     /// Armed at the end of a push inside a long raw value: the next push's
     /// plain bytes skip the walk (`section/lane.rs`).
     lane: Option<section::Lane>,
+    /// After a call that ended reasoning, something other than the
+    /// reasoning's closer came at this offset: a section that opens right
+    /// there may still be followed by the closer (the reasoning's
+    /// enclosure, and the offset).
+    armed: Option<(Option<usize>, usize)>,
 }
 
 impl DialectMachine {
@@ -149,6 +162,7 @@ impl DialectMachine {
             cap: None,
             replayed: 0,
             lane: None,
+            armed: None,
         }
     }
 
@@ -213,6 +227,7 @@ impl DialectMachine {
                 DState::Body { section } => self.body(section, emit),
                 DState::Section(_) => self.section(emit),
                 DState::Skip { section } => self.skip(section, emit),
+                DState::CloserDue(enc) => self.closer_due(enc, emit),
                 DState::Detached => Flow::Go,
             };
             if let Flow::Wait = flow {
@@ -407,7 +422,14 @@ impl DialectMachine {
                 self.state = DState::Reasoning(Some(i));
                 self.ms = c.enclosures[i].set.begin();
             }
-            Outer::Section(i) => self.open_section(i, from, to, false, None),
+            Outer::Section(i) => {
+                let due = match self.armed.take() {
+                    Some((enc, at)) if at == from => Some(enc),
+                    _ => None,
+                };
+                self.open_section(i, from, to, false, None);
+                self.closer_may_follow(due);
+            }
             Outer::Header => self.open_header(from),
         }
         Flow::Go
@@ -430,6 +452,12 @@ impl DialectMachine {
                 self.ms = c.outer.set.begin();
             }
             Inner::Section(i) => self.open_section(i, from, to, false, Some(enc)),
+            Inner::Ends(i) => {
+                // Reasoning text if it is no call after all; else the
+                // reasoning is over.
+                self.open_section(i, from, to, false, Some(enc));
+                self.closer_may_follow(Some(enc));
+            }
             Inner::Header => self.open_header(from),
         }
         Flow::Go
@@ -451,6 +479,46 @@ impl DialectMachine {
                 self.state = DState::Text;
             }
         }
+    }
+
+    /// After a call that ended reasoning: white space, then the
+    /// reasoning's closer (a marker, in no event) or anything else
+    /// (narrative, read as usual). The white space is narrative either way.
+    fn closer_due(&mut self, enc: Option<usize>, emit: &mut Emit<'_>) -> Flow {
+        let c = self.c.clone();
+        let closes = match enc {
+            Some(i) => c.closes.get(i),
+            None => Some(&c.all_closes),
+        };
+        let rest = self.rest().as_bytes();
+        let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let after = &rest[ws..];
+        let at = self.pos + ws;
+        if ws <= CLOSER_SPACE {
+            if after.is_empty() {
+                return Flow::Wait;
+            }
+            // The closer must stand first: a bounded look at a marker's
+            // length of bytes.
+            if let Some(set) = closes {
+                let mut st = set.begin();
+                match set.find(&mut st, after) {
+                    Some(hit) if hit.end == hit.len => {
+                        self.narrative_to(at, emit);
+                        self.start = at + hit.len;
+                        self.pos = self.start;
+                        self.resume(None);
+                        return Flow::Go;
+                    }
+                    // All of it could still begin the closer.
+                    None if set.held(&st) == after.len() => return Flow::Wait,
+                    _ => {}
+                }
+            }
+            self.armed = Some((enc, at));
+        }
+        self.resume(None);
+        Flow::Go
     }
 
     fn skip(&mut self, section: usize, _emit: &mut Emit<'_>) -> Flow {
