@@ -244,8 +244,8 @@ fn assert_gap(config: &Config, text: &str, from: usize, told: &str) {
             }
             // A header with no opener, first in the response.
             let first = from == 0 && text[..i].bytes().all(|b| b.is_ascii_whitespace());
-            match crate::dialect::bare_header(rest, &env.message) {
-                Some(Ok((_, len))) if first && env.bare_first => Some(len),
+            match crate::dialect::bare_header(rest, &env.header_ends()) {
+                Some(Ok((_, len, _))) if first && env.bare_first => Some(len),
                 _ => None,
             }
         });

@@ -2295,3 +2295,55 @@ fn gpt_oss_built_in_tools() {
         ],
     );
 }
+
+/// Thinking Machines Inkling (vLLM and SGLang `inkling`): typed messages,
+/// the header name a marker.
+#[test]
+fn inkling() {
+    check(
+        "inkling",
+        "",
+        "reasoning, text, a call; the first message with no <|message_model|>",
+        "<|content_thinking|>plan<|end_message|><|message_model|><|content_text|>Let me check.<|end_message|><|message_model|>get_weather<|content_invoke_tool_json|>{\"name\":\"get_weather\",\"args\":{\"city\":\"SF\"}}<|end_message|><|content_model_end_sampling|>",
+        &[
+            "R:plan",
+            "N:Let me check.",
+            "S0:get_weather",
+            "C0:get_weather:{\"city\":\"SF\"}",
+        ],
+    );
+    check(
+        "inkling",
+        "",
+        "the header name first, with no <|message_model|>",
+        "get_weather<|content_invoke_tool_json|>{\"name\":\"get_weather\",\"args\":{}}<|end_message|>",
+        &["S0:get_weather", "C0:get_weather:{}"],
+    );
+    check(
+        "inkling",
+        "",
+        "a plain answer with no markers",
+        "Sure, it is sunny.",
+        &["N:Sure, it is sunny."],
+    );
+    check(
+        "inkling",
+        "",
+        "args that are not an object",
+        "<|content_invoke_tool_json|>{\"name\":\"f\",\"args\":[1]}<|end_message|>",
+        &[
+            "S0:f",
+            "I0:f:at args: arguments must be a JSON object, found an array",
+        ],
+    );
+    check(
+        "inkling",
+        "",
+        "a call cut off",
+        "<|content_invoke_tool_json|>{\"name\":\"d\",\"args\":{\"k\":\"v\"",
+        &[
+            "S0:d",
+            "I0:d:the call was cut off before its arguments ended",
+        ],
+    );
+}

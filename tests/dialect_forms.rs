@@ -92,3 +92,25 @@ fn a_recipient_envelope_from_a_configuration_file() {
         ],
     );
 }
+
+#[test]
+fn a_header_name_that_is_a_marker_from_a_configuration_file() {
+    let config = from_file(
+        r#"{"dialects": ["typed"], "define_dialects": [{"name": "typed", "envelope": {
+            "header": ["<|msg|>"], "end": ["<|end|>"], "bare_first": true,
+            "contents": [{"marker": "<|call|>", "kind": "call"}, {"marker": "<|think|>", "kind": "reasoning"},
+                         {"marker": "<|text|>", "kind": "narrative"}],
+            "body": {"open": "", "close": "<|end|>", "calls": [{"format": "json",
+              "name_keys": ["name"], "argument_keys": ["arguments"]}]}}}]}"#,
+    );
+    check(
+        &config,
+        "<|think|>hm<|end|><|msg|>search<|call|>{\"name\": \"search\", \"arguments\": {\"q\": \"x\"}}<|end|><|msg|><|text|>Done.<|end|>",
+        &[
+            "R:hm",
+            "S0:search",
+            "C0:search:{\"q\":\"x\"}",
+            "N:Done.",
+        ],
+    );
+}

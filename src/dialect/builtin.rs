@@ -2,10 +2,12 @@
 //! exact. Where a model's real output differs from the contract's table,
 //! the difference is noted beside the dialect (and in `tests/data/dialects`).
 
-use super::{Calls, Dialect, Enclosure, Envelope, KeyEnd, Section, ValueKind};
+use super::{
+    Calls, Content, ContentKind, Dialect, Enclosure, Envelope, KeyEnd, Section, ValueKind,
+};
 
 /// The names of the built-in dialects, in the contract's order.
-pub const BUILTIN: [&str; 31] = [
+pub const BUILTIN: [&str; 32] = [
     "hermes",
     "qwen3_coder",
     "seed_oss",
@@ -39,6 +41,7 @@ pub const BUILTIN: [&str; 31] = [
     // Section 7b: forms read by descriptor fields of their own.
     "hunyuan",
     "muse_glimmer",
+    "inkling",
 ];
 
 fn s(x: &str) -> String {
@@ -566,6 +569,7 @@ fn later_form(mut d: Dialect) -> Option<Dialect> {
                 header: strings(&["<|start|>"]),
                 inner: Vec::new(),
                 message: s("<|message|>"),
+                contents: Vec::new(),
                 end: strings(&["<|eom|>", "<|eot|>"]),
                 reasoning_channels: Vec::new(),
                 reasoning_recipients: strings(&["self"]),
@@ -585,6 +589,45 @@ fn later_form(mut d: Dialect) -> Option<Dialect> {
                         end: Some(s("</atem:invoke>")),
                         trim_line_endings: false,
                         value_type: None,
+                    }],
+                )),
+                bare_first: true,
+            });
+        }
+        "inkling" => {
+            // Typed messages: a header (the tool's name, or nothing) after
+            // `<|message_model|>`, then a content marker that says what
+            // the message is; the prompt writes the first message's
+            // `<|message_model|>`.
+            let content = |marker: &str, kind| Content {
+                marker: s(marker),
+                kind,
+            };
+            d.envelope = Some(Envelope {
+                header: strings(&["<|message_model|>"]),
+                inner: Vec::new(),
+                message: String::new(),
+                contents: vec![
+                    content("<|content_invoke_tool_json|>", ContentKind::Call),
+                    content("<|content_thinking|>", ContentKind::Reasoning),
+                    content("<|content_text|>", ContentKind::Narrative),
+                    content("<|content_invoke_tool_text|>", ContentKind::Narrative),
+                    content("<|content_tool_error|>", ContentKind::Narrative),
+                ],
+                end: strings(&["<|end_message|>", "<|content_model_end_sampling|>"]),
+                reasoning_channels: Vec::new(),
+                reasoning_recipients: Vec::new(),
+                narrative_recipients: Vec::new(),
+                name_prefix: None,
+                code: Vec::new(),
+                body: Some(section(
+                    "",
+                    Some("<|end_message|>"),
+                    vec![Calls::Json {
+                        name_keys: strings(&["name"]),
+                        argument_keys: strings(&["args"]),
+                        id_key: None,
+                        joiner: None,
                     }],
                 )),
                 bare_first: true,

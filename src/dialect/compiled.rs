@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{Calls, Dialect, Envelope, KeyEnd};
+use super::{Calls, ContentKind, Dialect, Envelope, KeyEnd};
 use crate::scan::markers::{ByteSet, MarkerSet};
 
 /// What a marker found in narrative does.
@@ -19,6 +19,8 @@ pub(crate) enum Outer {
     Ignore,
     /// Begins a harmony message header (`<|start|>`, `<|channel|>`).
     Header,
+    /// A content marker with no header before it: says what follows.
+    Content(ContentKind),
 }
 
 /// What a marker found in reasoning does.
@@ -208,6 +210,8 @@ pub(crate) enum HeaderMark {
     /// A marker inside a header (`<|channel|>`, `<|constrain|>`).
     Inner,
     Message,
+    /// A content marker: ends the header and says what follows.
+    Content(ContentKind),
     /// A marker that ends a message cut short: the header is dropped.
     Stop,
 }
@@ -413,6 +417,9 @@ impl Compiled {
                 for m in &env.header {
                     outer.push((m.clone(), Outer::Header));
                 }
+                for c in &env.contents {
+                    outer.push((c.marker.clone(), Outer::Content(c.kind)));
+                }
                 for m in env.dropped() {
                     outer.push((m, Outer::Ignore));
                 }
@@ -513,6 +520,11 @@ impl Compiled {
             });
             let mut marks: Vec<(String, HeaderMark)> =
                 vec![(env.message.clone(), HeaderMark::Message)];
+            marks.extend(
+                env.contents
+                    .iter()
+                    .map(|c| (c.marker.clone(), HeaderMark::Content(c.kind))),
+            );
             marks.extend(env.inner.iter().map(|m| (m.clone(), HeaderMark::Inner)));
             marks.extend(env.stops().into_iter().map(|m| (m, HeaderMark::Stop)));
             let mut seen = std::collections::HashSet::new();

@@ -23,7 +23,14 @@ pub struct Envelope {
     #[serde(default)]
     pub inner: Vec<String>,
     /// The marker that ends a header; the content follows (`<|message|>`).
+    #[serde(default)]
     pub message: String,
+    /// Markers that end a header and say themselves what its content is
+    /// (Inkling: `<|content_text|>` narrative, `<|content_thinking|>`
+    /// reasoning, `<|content_invoke_tool_json|>` a call); they may also
+    /// stand with no header before them.
+    #[serde(default)]
+    pub contents: Vec<Content>,
     /// Markers that end a message (harmony: `<|call|>`, `<|end|>`,
     /// `<|return|>`; Muse: `<|eom|>`, `<|eot|>`). The first ends a call
     /// whose content is its arguments.
@@ -50,10 +57,34 @@ pub struct Envelope {
     /// the content is the JSON arguments of a call named by the recipient.
     #[serde(default)]
     pub body: Option<Section>,
-    /// The first header may come with no opener, as `to=R` + `message`
-    /// (the prompt wrote `<|start|>assistant`).
+    /// The first header may come with no opener (the prompt wrote it):
+    /// a word (`to=self`, `get_weather`), white space, then `message` or
+    /// a content marker.
     #[serde(default)]
     pub bare_first: bool,
+}
+
+/// A marker that ends a header and says what the content is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Content {
+    /// The marker.
+    pub marker: String,
+    /// What the content after it is.
+    pub kind: ContentKind,
+}
+
+/// What a message's content is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ContentKind {
+    /// Narrative.
+    Narrative,
+    /// Reasoning.
+    Reasoning,
+    /// A call: the envelope's `body` section (or JSON arguments of a call
+    /// named by the header).
+    Call,
 }
 
 impl Envelope {
@@ -71,6 +102,7 @@ impl Envelope {
             header: s(&["<|start|>", "<|channel|>"]),
             inner: s(&["<|channel|>", "<|constrain|>"]),
             message: "<|message|>".to_owned(),
+            contents: Vec::new(),
             end: s(&["<|call|>", "<|end|>", "<|return|>"]),
             reasoning_channels: s(&["analysis"]),
             reasoning_recipients: Vec::new(),
@@ -112,7 +144,23 @@ impl Envelope {
         self.end
             .iter()
             .chain(std::iter::once(&self.message))
+            .chain(self.contents.iter().map(|c| &c.marker))
             .chain(self.inner.iter().filter(|m| !self.header.contains(m)))
+            .filter(|m| !m.is_empty())
+            .cloned()
+            .collect()
+    }
+
+    /// The markers that end a header: `message` and the content markers.
+    ///
+    /// ```
+    /// let h = actionstream::dialect::Envelope::harmony();
+    /// assert_eq!(h.header_ends(), ["<|message|>"]);
+    /// ```
+    pub fn header_ends(&self) -> Vec<String> {
+        std::iter::once(&self.message)
+            .chain(self.contents.iter().map(|c| &c.marker))
+            .filter(|m| !m.is_empty())
             .cloned()
             .collect()
     }
@@ -132,7 +180,10 @@ impl Envelope {
             .max()
             .unwrap_or(0);
         let stops = self.stops();
-        let first = std::iter::once((&self.message, true))
+        let ends = self.header_ends();
+        let first = ends
+            .iter()
+            .map(|m| (m, true))
             .chain(stops.iter().map(|m| (m, false)))
             .filter_map(|(m, message)| {
                 rest[opener..]
@@ -153,38 +204,38 @@ impl Envelope {
 /// The longest recipient a header with no opener may name.
 pub(crate) const BARE_RECIPIENT_MAX: usize = 128;
 
-/// Reads a header with no opener at the start of `rest`: `to=R`, white
-/// space, then `message`. `Some(Ok((recipient, len)))` when it is one,
-/// `Some(Err(()))` when it cannot be, `None` while more text may decide.
-pub(crate) fn bare_header(rest: &str, message: &str) -> Option<Result<(String, usize), ()>> {
-    let after = match rest.strip_prefix("to=") {
-        Some(a) => a,
-        None if "to=".starts_with(rest) => return None,
-        None => return Some(Err(())),
-    };
-    let name = after
+/// Reads a header with no opener at the start of `rest`: a word (no
+/// white space, no `<`), white space, then one of `ends`. `Some(Ok((word,
+/// len, end)))` when it is one (`end` the index in `ends`), `Some(Err(()))`
+/// when it cannot be, `None` while more text may decide.
+pub(crate) fn bare_header(
+    rest: &str,
+    ends: &[String],
+) -> Option<Result<(String, usize, usize), ()>> {
+    let word = rest
         .bytes()
         .take_while(|b| !b.is_ascii_whitespace() && *b != b'<')
         .count();
-    if name > BARE_RECIPIENT_MAX {
+    if word > BARE_RECIPIENT_MAX {
         return Some(Err(()));
     }
-    if name == after.len() {
+    if word == rest.len() {
         return None;
     }
-    if name == 0 {
-        return Some(Err(()));
-    }
-    let tail = &after[name..];
+    let tail = &rest[word..];
     let ws = tail.bytes().take_while(u8::is_ascii_whitespace).count();
     if ws > BARE_RECIPIENT_MAX {
         return Some(Err(()));
     }
     let tail = &tail[ws..];
-    if tail.starts_with(message) {
-        let len = 3 + name + ws + message.len();
-        Some(Ok((after[..name].to_owned(), len)))
-    } else if message.starts_with(tail) {
+    if word == 0 && ws > 0 {
+        return Some(Err(()));
+    }
+    if let Some(i) = ends.iter().position(|m| tail.starts_with(m.as_str())) {
+        let len = word + ws + ends[i].len();
+        return Some(Ok((rest[..word].to_owned(), len, i)));
+    }
+    if ends.iter().any(|m| m.starts_with(tail)) {
         None
     } else {
         Some(Err(()))
@@ -197,20 +248,24 @@ mod tests {
 
     #[test]
     fn a_bare_header_is_read_or_refused_by_its_bytes() {
-        let m = "<|message|>";
+        let m = ["<|message|>".to_owned(), "<|content_text|>".to_owned()];
         assert_eq!(
-            bare_header("to=self<|message|>hi", m),
-            Some(Ok(("self".to_owned(), 18)))
+            bare_header("to=self<|message|>hi", &m),
+            Some(Ok(("to=self".to_owned(), 18, 0)))
         );
         assert_eq!(
-            bare_header("to=self <|message|>", m).unwrap().unwrap().1,
+            bare_header("to=self <|message|>", &m).unwrap().unwrap().1,
             19
         );
+        assert_eq!(
+            bare_header("f<|content_text|>", &m).unwrap().unwrap(),
+            ("f".to_owned(), 17, 1)
+        );
         for undecided in ["", "t", "to=", "to=sel", "to=self<|mes", "to=self  "] {
-            assert_eq!(bare_header(undecided, m), None, "{undecided:?}");
+            assert_eq!(bare_header(undecided, &m), None, "{undecided:?}");
         }
-        for refused in ["to=x is the syntax.", "to= is", "to=a<b is false", "top"] {
-            assert_eq!(bare_header(refused, m), Some(Err(())), "{refused:?}");
+        for refused in ["to=x is the syntax.", "to= is", "to=a<b is false", "top 1"] {
+            assert_eq!(bare_header(refused, &m), Some(Err(())), "{refused:?}");
         }
     }
 

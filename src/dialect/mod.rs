@@ -34,7 +34,7 @@ pub(crate) mod value;
 
 pub use builtin::BUILTIN;
 pub(crate) use envelope::bare_header;
-pub use envelope::Envelope;
+pub use envelope::{Content, ContentKind, Envelope};
 
 /// One model's output format: its reasoning, its call sections, its other
 /// markers.

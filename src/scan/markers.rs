@@ -110,6 +110,8 @@ impl MarkerSet {
                     pat_roles.push((i, term.as_bytes().first().copied(), with_lead.len()));
                     owned.push(with_lead);
                 }
+                // An empty marker is no pattern: it would match everywhere.
+                _ if m.is_empty() => lens.push(0),
                 _ => {
                     lens.push(m.len());
                     owned.push(m.as_bytes().to_vec());

@@ -392,6 +392,17 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
             calls.first().map_or("f", |c| c.name.as_str()),
             calls.iter().map(|c| params(dialect, c)).collect::<String>()
         ),
+        "inkling" => calls
+            .iter()
+            .map(|c| {
+                format!(
+                    "<|message_model|>{}<|content_invoke_tool_json|>{{\"name\":{},\"args\":{}}}<|end_message|>",
+                    c.name,
+                    serde_json::to_string(&c.name).unwrap(),
+                    json(&c.args)
+                )
+            })
+            .collect(),
         other => panic!("no writer for {other}"),
     }
 }
@@ -408,6 +419,7 @@ pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
         "gpt_oss" => ("<|channel|>analysis<|message|>", "<|end|>"),
         "hunyuan" => ("<think:os>", "</think:os>"),
         "muse_glimmer" => ("<|start|>assistant to=self<|message|>", "<|eom|>"),
+        "inkling" => ("<|message_model|><|content_thinking|>", "<|end_message|>"),
         _ => ("<think>", "</think>"),
     })
 }

@@ -59,6 +59,7 @@ use crate::scan::markers::MarkerState;
 mod section;
 
 use crate::dialect::compiled::{Compiled, HeaderMark, Inner, Outer, Roles};
+use crate::dialect::ContentKind;
 use crate::utf8::floor_boundary;
 use section::Sec;
 
@@ -390,7 +391,7 @@ impl DialectMachine {
         };
         self.narrative_to(self.pos, emit);
         self.ms = c.outer.set.begin();
-        let bare = first_byte == b't' && c.harmony.as_ref().is_some_and(|h| h.env.bare_first);
+        let bare = c.harmony.as_ref().is_some_and(|h| h.env.bare_first);
         match first {
             Some(section) => {
                 let from = self.pos;
@@ -431,6 +432,10 @@ impl DialectMachine {
                 self.closer_may_follow(due);
             }
             Outer::Header => self.open_header(from),
+            Outer::Content(kind) => {
+                let header = harmony_header("");
+                self.route(from, to, header, Some(kind), emit);
+            }
         }
         Flow::Go
     }
@@ -586,7 +591,12 @@ impl DialectMachine {
                 }
                 HeaderMark::Message => {
                     let header = harmony_header(self.text(from, at));
-                    self.route(from, to, header, emit);
+                    self.route(from, to, header, None, emit);
+                    return Flow::Go;
+                }
+                HeaderMark::Content(kind) => {
+                    let header = harmony_header(self.text(from, at));
+                    self.route(from, to, header, Some(kind), emit);
                     return Flow::Go;
                 }
             }
@@ -595,20 +605,41 @@ impl DialectMachine {
 
     /// A header from `from` ended at `to`: its channel and recipient say
     /// what the message is (see `dialect::Envelope`).
-    fn route(&mut self, from: usize, to: usize, header: HarmonyHeader, emit: &mut Emit<'_>) {
+    fn route(
+        &mut self,
+        from: usize,
+        to: usize,
+        header: HarmonyHeader,
+        kind: Option<ContentKind>,
+        emit: &mut Emit<'_>,
+    ) {
         let c = self.c.clone();
         let Some(h) = &c.harmony else {
             self.resume(None);
             return;
         };
         let env = &h.env;
-        let reasoning = match &header.recipient {
-            Some(r) => env.reasoning_recipients.contains(r),
-            None => env.reasoning_channels.contains(&header.channel),
+        let reasoning = match (kind, &header.recipient) {
+            (Some(k), _) => k == ContentKind::Reasoning,
+            (None, Some(r)) => env.reasoning_recipients.contains(r),
+            (None, None) => env.reasoning_channels.contains(&header.channel),
         };
-        let narrative = match &header.recipient {
-            Some(r) => env.narrative_recipients.contains(r),
-            None => true,
+        let narrative = match (kind, &header.recipient) {
+            (Some(k), _) => k == ContentKind::Narrative,
+            (None, Some(r)) => env.narrative_recipients.contains(r),
+            (None, None) => true,
+        };
+        // A content marker names no recipient: the header's word is the
+        // call's name.
+        let header = match (kind, header.recipient) {
+            (Some(_), None) => HarmonyHeader {
+                recipient: Some(header.word.clone()),
+                ..header
+            },
+            (_, r) => HarmonyHeader {
+                recipient: r,
+                ..header
+            },
         };
         self.start = to;
         if reasoning {
@@ -668,7 +699,8 @@ impl DialectMachine {
             self.resume(None);
             return Flow::Go;
         };
-        match crate::dialect::bare_header(self.text(from, self.end()), &h.env.message) {
+        let ends = h.env.header_ends();
+        match crate::dialect::bare_header(self.text(from, self.end()), &ends) {
             None => {
                 self.pos = self.end();
                 Flow::Wait
@@ -678,13 +710,16 @@ impl DialectMachine {
                 self.resume(None);
                 Flow::Go
             }
-            Some(Ok((recipient, len))) => {
+            Some(Ok((word, len, end))) => {
                 self.pos = from + len;
-                let header = HarmonyHeader {
-                    channel: String::new(),
-                    recipient: Some(recipient),
-                };
-                self.route(from, from + len, header, emit);
+                let kind = h
+                    .env
+                    .contents
+                    .iter()
+                    .find(|c| ends.get(end) == Some(&c.marker))
+                    .map(|c| c.kind);
+                let header = harmony_header(&word);
+                self.route(from, from + len, header, kind, emit);
                 Flow::Go
             }
         }
@@ -744,6 +779,8 @@ fn shifted(mut events: Vec<Event>, shift: usize) -> Vec<Event> {
 struct HarmonyHeader {
     channel: String,
     recipient: Option<String>,
+    /// The header's text outside markers, trimmed (Inkling's name).
+    word: String,
 }
 
 /// Reads a header's text (markers included): the channel after
@@ -768,7 +805,17 @@ fn harmony_header(text: &str) -> HarmonyHeader {
             }
         }
     }
-    HarmonyHeader { channel, recipient }
+    let word = text
+        .split("<|")
+        .map(|p| p.split_once("|>").map_or(p, |(_, r)| r))
+        .collect::<String>()
+        .trim()
+        .to_owned();
+    HarmonyHeader {
+        channel,
+        recipient,
+        word,
+    }
 }
 
 #[cfg(test)]
