@@ -2347,3 +2347,50 @@ fn inkling() {
         ],
     );
 }
+
+/// MeetKai Functionary v3.2 (llama.cpp `functionary_v3_2`): recipient lines.
+#[test]
+fn functionary_v32() {
+    check(
+        "functionary_v32",
+        "",
+        "text, then two calls (the prompt wrote the first `>>>`)",
+        "all\nLet me check.\n>>>get_weather\n{\"location\": \"Paris\"}\n>>>get_time\n{\"tz\": \"CET\"}",
+        &[
+            "N:Let me check.\n",
+            "S0:get_weather",
+            "C0:get_weather:{\"location\":\"Paris\"}",
+            "N:\n",
+            "S1:get_time",
+            "C1:get_time:{\"tz\":\"CET\"}",
+        ],
+    );
+    check(
+        "functionary_v32",
+        "",
+        "a call first, white space after it",
+        "special_function\n{\"arg1\": 1}\n ",
+        &[
+            "S0:special_function",
+            "C0:special_function:{\"arg1\":1}",
+            "N:\n ",
+        ],
+    );
+    check(
+        "functionary_v32",
+        "",
+        "a call whose JSON is cut off",
+        ">>>f\n{\"a\": [1, 2",
+        &[
+            "S0:f",
+            "I0:f:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "functionary_v32",
+        "",
+        "a response with no recipient line is narrative",
+        "Hello there, how are you?",
+        &["N:Hello there, how are you?"],
+    );
+}

@@ -114,3 +114,17 @@ fn a_header_name_that_is_a_marker_from_a_configuration_file() {
         ],
     );
 }
+
+#[test]
+fn recipient_lines_from_a_configuration_file() {
+    let config = from_file(
+        r#"{"dialects": ["lines"], "define_dialects": [{"name": "lines", "envelope": {
+            "header": [">>>"], "message": "\n", "end": [], "word_is_recipient": true,
+            "narrative_recipients": ["all"], "bare_first": true}}]}"#,
+    );
+    check(
+        &config,
+        "all\nOn it.\n>>>search\n{\"q\": \"rust\"}",
+        &["N:On it.\n", "S0:search", "C0:search:{\"q\":\"rust\"}"],
+    );
+}

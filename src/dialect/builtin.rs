@@ -7,7 +7,7 @@ use super::{
 };
 
 /// The names of the built-in dialects, in the contract's order.
-pub const BUILTIN: [&str; 32] = [
+pub const BUILTIN: [&str; 33] = [
     "hermes",
     "qwen3_coder",
     "seed_oss",
@@ -42,6 +42,7 @@ pub const BUILTIN: [&str; 32] = [
     "hunyuan",
     "muse_glimmer",
     "inkling",
+    "functionary_v32",
 ];
 
 fn s(x: &str) -> String {
@@ -570,6 +571,7 @@ fn later_form(mut d: Dialect) -> Option<Dialect> {
                 inner: Vec::new(),
                 message: s("<|message|>"),
                 contents: Vec::new(),
+                word_is_recipient: false,
                 end: strings(&["<|eom|>", "<|eot|>"]),
                 reasoning_channels: Vec::new(),
                 reasoning_recipients: strings(&["self"]),
@@ -607,6 +609,7 @@ fn later_form(mut d: Dialect) -> Option<Dialect> {
                 header: strings(&["<|message_model|>"]),
                 inner: Vec::new(),
                 message: String::new(),
+                word_is_recipient: false,
                 contents: vec![
                     content("<|content_invoke_tool_json|>", ContentKind::Call),
                     content("<|content_thinking|>", ContentKind::Reasoning),
@@ -630,6 +633,26 @@ fn later_form(mut d: Dialect) -> Option<Dialect> {
                         joiner: None,
                     }],
                 )),
+                bare_first: true,
+            });
+        }
+        "functionary_v32" => {
+            // Recipient lines: `>>>all` + line ending, then narrative;
+            // `>>>N` + line ending, then the JSON arguments of `N`. The
+            // prompt ends with `>>>`, so the first line has no opener.
+            d.envelope = Some(Envelope {
+                header: strings(&[">>>"]),
+                inner: Vec::new(),
+                message: s("\n"),
+                contents: Vec::new(),
+                word_is_recipient: true,
+                end: Vec::new(),
+                reasoning_channels: Vec::new(),
+                reasoning_recipients: Vec::new(),
+                narrative_recipients: strings(&["all"]),
+                name_prefix: None,
+                code: Vec::new(),
+                body: None,
                 bare_first: true,
             });
         }

@@ -57,6 +57,10 @@ pub struct Envelope {
     /// the content is the JSON arguments of a call named by the recipient.
     #[serde(default)]
     pub body: Option<Section>,
+    /// A header is its recipient, written bare (Functionary's `>>>all`,
+    /// `>>>get_weather`), where it has no `to=`.
+    #[serde(default)]
+    pub word_is_recipient: bool,
     /// The first header may come with no opener (the prompt wrote it):
     /// a word (`to=self`, `get_weather`), white space, then `message` or
     /// a content marker.
@@ -103,6 +107,7 @@ impl Envelope {
             inner: s(&["<|channel|>", "<|constrain|>"]),
             message: "<|message|>".to_owned(),
             contents: Vec::new(),
+            word_is_recipient: false,
             end: s(&["<|call|>", "<|end|>", "<|return|>"]),
             reasoning_channels: s(&["analysis"]),
             reasoning_recipients: Vec::new(),
@@ -133,8 +138,9 @@ impl Envelope {
     }
 
     /// Markers that stand outside blocks and are in no event when met in
-    /// narrative: the message ends, the `message` marker, the inner
-    /// header markers that open no header.
+    /// narrative: the message ends, the `message` marker (unless it is
+    /// white space, as Functionary's line ending), the content markers,
+    /// the inner header markers that open no header.
     ///
     /// ```
     /// let h = actionstream::dialect::Envelope::harmony();
@@ -143,7 +149,7 @@ impl Envelope {
     pub fn dropped(&self) -> Vec<String> {
         self.end
             .iter()
-            .chain(std::iter::once(&self.message))
+            .chain(std::iter::once(&self.message).filter(|m| !m.trim().is_empty()))
             .chain(self.contents.iter().map(|c| &c.marker))
             .chain(self.inner.iter().filter(|m| !self.header.contains(m)))
             .filter(|m| !m.is_empty())
@@ -223,6 +229,18 @@ pub(crate) fn bare_header(
         return None;
     }
     let tail = &rest[word..];
+    if word > 0 {
+        // An end right after the word (Functionary's line ending).
+        if let Some(i) = ends.iter().position(|m| tail.starts_with(m.as_str())) {
+            return Some(Ok((rest[..word].to_owned(), word + ends[i].len(), i)));
+        }
+        if ends
+            .iter()
+            .any(|m| m.len() > tail.len() && m.starts_with(tail))
+        {
+            return None;
+        }
+    }
     let ws = tail.bytes().take_while(u8::is_ascii_whitespace).count();
     if ws > BARE_RECIPIENT_MAX {
         return Some(Err(()));

@@ -403,6 +403,10 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
                 )
             })
             .collect(),
+        "functionary_v32" => calls
+            .iter()
+            .map(|c| format!("\n>>>{}\n{}", c.name, json(&c.args)))
+            .collect(),
         other => panic!("no writer for {other}"),
     }
 }
@@ -411,7 +415,7 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
 pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
     Some(match dialect {
         "llama3" | "jamba" | "phi4_mini" | "internlm" | "gigachat3" | "longcat"
-        | "granite_20b_fc" => return None,
+        | "granite_20b_fc" | "functionary_v32" => return None,
         "k2_horizon" => ("<ifm|think>", "</ifm|think>"),
         "seed_oss" => ("<seed:think>", "</seed:think>"),
         "mistral" => ("[THINK]", "[/THINK]"),

@@ -619,6 +619,24 @@ impl DialectMachine {
             return;
         };
         let env = &h.env;
+        // The word less a header opener the marker syntax leaves in it.
+        let header = HarmonyHeader {
+            word: env
+                .header
+                .iter()
+                .find_map(|m| header.word.strip_prefix(m.as_str()))
+                .unwrap_or(&header.word)
+                .trim()
+                .to_owned(),
+            ..header
+        };
+        let header = match header.recipient {
+            None if env.word_is_recipient && !header.word.is_empty() => HarmonyHeader {
+                recipient: Some(header.word.clone()),
+                ..header
+            },
+            _ => header,
+        };
         let reasoning = match (kind, &header.recipient) {
             (Some(k), _) => k == ContentKind::Reasoning,
             (None, Some(r)) => env.reasoning_recipients.contains(r),
