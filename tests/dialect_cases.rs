@@ -2394,3 +2394,52 @@ fn functionary_v32() {
         &["N:Hello there, how are you?"],
     );
 }
+
+/// Llama 3.1's `code_interpreter` (Meta's prompt format: with `Environment:
+/// ipython` the model writes code after `<|python_tag|>` and ends with
+/// `<|eom_id|>`): code that is no call is an action `code_interpreter`.
+#[test]
+fn llama3_code_interpreter() {
+    check(
+        "llama3",
+        "deltas",
+        "code, ending at <|eom_id|>",
+        "<|python_tag|>import math\nprint(math.sqrt(2))<|eom_id|>",
+        &[
+            "S0:code_interpreter",
+            "A0:{\"code\":\"import math\\nprint(math.sqrt(2))\"}",
+            "C0:code_interpreter:{\"code\":\"import math\\nprint(math.sqrt(2))\"}",
+        ],
+    );
+    check(
+        "llama3",
+        "",
+        "a call that is not `T.call(…)` is code, to the end of the response",
+        "<|python_tag|>print(2 + 2)",
+        &[
+            "S0:code_interpreter",
+            "C0:code_interpreter:{\"code\":\"print(2 + 2)\"}",
+        ],
+    );
+    check(
+        "llama3",
+        "",
+        "a built-in tool call stays a call",
+        "<|python_tag|>brave_search.call(query=\"weather in SF\")<|eom_id|>",
+        &[
+            "S0:brave_search",
+            "C0:brave_search:{\"query\":\"weather in SF\"}",
+        ],
+    );
+    check(
+        "llama3",
+        "",
+        "code that begins with a comment, ending at <|eot_id|>",
+        "Let me compute it.\n<|python_tag|># sum\nprint(sum(range(10)))<|eot_id|>",
+        &[
+            "N:Let me compute it.\n",
+            "S0:code_interpreter",
+            "C0:code_interpreter:{\"code\":\"# sum\\nprint(sum(range(10)))\"}",
+        ],
+    );
+}

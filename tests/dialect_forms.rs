@@ -128,3 +128,21 @@ fn recipient_lines_from_a_configuration_file() {
         &["N:On it.\n", "S0:search", "C0:search:{\"q\":\"rust\"}"],
     );
 }
+
+#[test]
+fn a_raw_code_form_from_a_configuration_file() {
+    let config = from_file(
+        r#"{"dialects": ["ipy"], "define_dialects": [{"name": "ipy",
+            "sections": [{"open": "<|python_tag|>", "trailer": ["<|eom_id|>"], "calls": [
+              {"format": "json", "name_keys": ["name"], "argument_keys": ["parameters"]},
+              {"format": "code", "name": "code_interpreter"}]}]}]}"#,
+    );
+    check(
+        &config,
+        "<|python_tag|>x = 6 * 7\nprint(x)<|eom_id|>",
+        &[
+            "S0:code_interpreter",
+            "C0:code_interpreter:{\"code\":\"x = 6 * 7\\nprint(x)\"}",
+        ],
+    );
+}

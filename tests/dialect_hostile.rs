@@ -367,7 +367,11 @@ fn deep_python_nesting_is_an_error_not_a_crash() {
             false,
         ),
         (format!("[f(a={}", "{'k': ".repeat(n / 4)), false),
-        (format!("<|python_tag|>g(b={}", "[".repeat(n)), true),
+        // A built-in tool call (any other Python is code_interpreter's).
+        (
+            format!("<|python_tag|>brave_search.call(b={}", "[".repeat(n)),
+            true,
+        ),
     ] {
         let dialect = if starts_inside { "llama3" } else { "pythonic" };
         let out = run(

@@ -253,10 +253,20 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                 id_key: None,
                 joiner: Some(s(";")),
             };
+            // After `<|python_tag|>`: JSON calls, a built-in tool call
+            // `T.call(…)`, or any other code, which Llama 3.1 runs with its
+            // `code_interpreter` tool.
             let mut tag = section(
                 "<|python_tag|>",
                 None,
-                vec![json.clone(), Calls::Python { list: false }],
+                vec![
+                    json.clone(),
+                    Calls::Python { list: false },
+                    Calls::Code {
+                        name: s("code_interpreter"),
+                        key: s("code"),
+                    },
+                ],
             );
             tag.trailer = strings(&["<|eom_id|>", "<|eot_id|>"]);
             d.sections = vec![tag];

@@ -405,8 +405,9 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
             .collect(),
         "functionary_v32" => calls
             .iter()
-            .map(|c| format!("\n>>>{}\n{}", c.name, json(&c.args)))
-            .collect(),
+            .map(|c| format!(">>>{}\n{}", c.name, json(&c.args)))
+            .collect::<Vec<_>>()
+            .join("\n"),
         other => panic!("no writer for {other}"),
     }
 }
