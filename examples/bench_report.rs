@@ -547,7 +547,14 @@ fn dialects(targets: &mut Vec<(String, String, bool)>) {
     println!("| format | argument | whole | µs/KB | 4 B chunks | µs/KB | 4 B, argument deltas on | µs/KB | pushes with a delta | deltas join to the arguments |");
     println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---|");
     let mut spread: f64 = 0.0;
-    for name in ["qwen3_coder", "hermes", "pythonic"] {
+    for name in [
+        "qwen3_coder",
+        "hermes",
+        "pythonic",
+        "hunyuan",
+        "muse_glimmer",
+        "functionary_v32",
+    ] {
         let plain = dialect_parser(name, false);
         let deltas = dialect_parser(name, true);
         let mut per_kb_4: Vec<f64> = Vec::new();

@@ -128,6 +128,13 @@ pub fn long_call(dialect: &str, body: &str) -> String {
         "cohere" => format!(
             "<|START_THINKING|>Write the file.<|END_THINKING|><|START_ACTION|>[\n    {{\"tool_call_id\": \"0\", \"tool_name\": \"write_file\", \"parameters\": {args}}}\n]<|END_ACTION|>"
         ),
+        "hunyuan" => format!(
+            "{intro}<tool_calls:opensource><tool_call:opensource>write_file<arg_key:opensource>path</arg_key:opensource><arg_value:opensource>src/big.rs</arg_value:opensource><arg_key:opensource>content</arg_key:opensource><arg_value:opensource>{body}</arg_value:opensource></tool_call:opensource></tool_calls:opensource>"
+        ),
+        "muse_glimmer" => format!(
+            " to=self<|message|>Write the file.<|eom|><|start|>assistant to=write_file<|message|><atem:function_calls>\n<atem:invoke name=\"write_file\">\n<atem:parameter name=\"path\">src/big.rs</atem:parameter>\n<atem:parameter name=\"content\">{body}</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>"
+        ),
+        "functionary_v32" => format!("all\n{intro}>>>write_file\n{args}"),
         other => unreachable!("no long call written for {other}"),
     }
 }
