@@ -325,16 +325,8 @@ impl Config {
                 out.push(e.close.clone());
             }
             out.extend(d.ignore.iter().cloned());
-            if d.harmony {
-                for m in [
-                    "<|end|>",
-                    "<|return|>",
-                    "<|call|>",
-                    "<|message|>",
-                    "<|constrain|>",
-                ] {
-                    out.push(m.to_owned());
-                }
+            if let Some(env) = d.recipient_envelope() {
+                out.extend(env.dropped());
             }
         }
         out

@@ -10,7 +10,9 @@ use actionstream::{Config, Event};
 use serde_json::Value;
 
 fn config(dialect: &str) -> Config {
-    Config::default().dialect(Dialect::builtin(dialect).expect("a built-in dialect"))
+    Config::default().dialect(
+        Dialect::builtin(dialect).unwrap_or_else(|| panic!("{dialect} is no built-in dialect")),
+    )
 }
 
 /// `(name, arguments)` of each complete call, and the names of invalid ones.
@@ -36,6 +38,16 @@ fn calls(events: &[Event]) -> (Vec<Value>, Vec<String>) {
 /// Outputs where the contract decides otherwise than the peer's test, with
 /// what we give and why.
 const DIFFERENCES: &[(&str, &str, &str)] = &[
+    (
+        "muse_glimmer/sglang_parallel_tool_calls.txt",
+        r#"[{"name":"get_weather.get_weather","arguments":{"city":"Paris"}},{"name":"get_weather.get_weather","arguments":{"city":"Tokyo"}}]"#,
+        "a name is kept as the invoke writes it (as vLLM keeps `read.read`); SGLang folds a doubled `X.X` to `X`",
+    ),
+    (
+        "muse_glimmer/sglang_preamble_before_tool_call.txt",
+        r#"[{"name":"get_weather.get_weather","arguments":{"city":"Paris"}}]"#,
+        "a name is kept as the invoke writes it (as vLLM keeps `read.read`); SGLang folds a doubled `X.X` to `X`",
+    ),
     (
         "minimax_m2/vllm_multiple_params.txt",
         r#"[{"name":"get_weather","arguments":{"city":"Seattle","days":5}}]"#,
@@ -252,7 +264,9 @@ fn file_body() -> String {
 fn a_20kb_string_parameter_streams_in_pieces_in_every_dialect() {
     use common::dialects::{call, calls_text};
     let body = file_body();
-    for dialect in BUILTIN {
+    // Inkling's arguments key `args` is none the JSON scanner streams
+    // (`arguments`, `parameters`, `input`): they go out whole at the end.
+    for dialect in BUILTIN.into_iter().filter(|d| *d != "inkling") {
         let args = serde_json::json!({"path": "notes.txt", "content": body});
         let text = format!(
             "Writing the file.\n{}",

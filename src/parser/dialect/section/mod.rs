@@ -22,6 +22,7 @@ use crate::scan::markers::{MarkerSet, MarkerState};
 use crate::scan::naming::Naming;
 use crate::scan::python::{PyCalls, PyEvent, PyMode};
 
+mod code;
 mod deltas;
 mod ending;
 mod json;
@@ -108,6 +109,12 @@ enum Read {
         /// Decided not to stream (a value that is not a string): not asked
         /// again on each push.
         plain: bool,
+    },
+    /// Raw code from `from`, streamed up to `sent`.
+    Code {
+        key: String,
+        from: usize,
+        sent: usize,
     },
     /// Python calls.
     Python(Box<PyCalls>),
@@ -329,6 +336,10 @@ impl DialectMachine {
                         Read::Python(self.py(PyMode::List))
                     }
                     Form::Python { list: false } => Read::PyLines,
+                    Form::Code { name, .. } => {
+                        self.begin_code(sec, name.clone(), emit);
+                        return Flow::Go;
+                    }
                     _ => Read::Between,
                 };
                 Flow::Go
@@ -516,6 +527,7 @@ impl DialectMachine {
                 }
             }
             Read::Python(_) => self.python(sec, emit),
+            Read::Code { .. } => self.code(sec, emit),
             Read::PyLines => {
                 let Some(b) = self.skip_space() else {
                     return Flow::Wait;
