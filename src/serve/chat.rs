@@ -2,18 +2,19 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
-use futures::{Stream, StreamExt};
+use futures::StreamExt;
 use serde_json::{json, Value};
 
+use super::exchange::Exchange;
+use super::upstream::{self, describe};
 use super::{ApiError, Shared};
 use crate::dialect::tools::tool_schemas;
 use crate::event::{Event, Span};
@@ -111,13 +112,14 @@ impl Request {
 
 pub(super) async fn completions(
     State(shared): State<Arc<Shared>>,
+    Extension(exchange): Extension<Exchange>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    match handle(shared, headers, body).await {
+    match handle(shared, exchange, headers, body).await {
         Ok(response) => response,
         Err(e) => {
-            tracing::info!(
+            tracing::debug!(
                 status = e.status.as_u16(),
                 message = %e.message,
                 "chat completion refused"
@@ -129,13 +131,18 @@ pub(super) async fn completions(
 
 async fn handle(
     shared: Arc<Shared>,
+    exchange: Exchange,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let started = Instant::now();
+    let started = exchange.started();
     let request = Request::read(&body)?;
-    let dialects = shared.dialects_for(request.model.as_deref());
-    let config = shared.config_for(&dialects, request.tools.as_ref())?;
+    let plan = shared.plan(&exchange, request.model.as_deref(), request.tools.as_ref())?;
+    let body = match plan.route.upstream_model.as_deref() {
+        Some(model) => with_model(&body, model)?,
+        None => body,
+    };
+    let (dialects, config) = (plan.dialects.clone(), plan.config.clone());
     tracing::debug!(
         model = request.model.as_deref().unwrap_or(""),
         stream = request.stream,
@@ -149,24 +156,23 @@ async fn handle(
     } else {
         "application/json"
     };
-    let mut upstream = shared
-        .client
-        .post(shared.chat_url.clone())
-        .header(header::CONTENT_TYPE, "application/json")
-        .header(header::ACCEPT, accept)
-        .body(body);
-    if let Some(auth) = shared.authorization(headers.get(header::AUTHORIZATION)) {
-        upstream = upstream.header(header::AUTHORIZATION, auth);
-    }
-    let response = upstream.send().await.map_err(|e| {
-        ApiError::bad_gateway(
-            format!("the upstream could not be reached: {}", describe(e)),
-            "upstream_unreachable",
-        )
-    })?;
+    let auth = plan.route.authorization(headers.get(header::AUTHORIZATION));
+    let response = upstream::send(&shared, plan.route, &exchange, |target| {
+        let request = shared
+            .client
+            .post(target.chat_url.clone())
+            .header(header::CONTENT_TYPE, "application/json")
+            .header(header::ACCEPT, accept)
+            .body(body.clone());
+        match &auth {
+            Some(auth) => request.header(header::AUTHORIZATION, auth.clone()),
+            None => request,
+        }
+    })
+    .await?;
     let status = response.status();
     if !status.is_success() {
-        tracing::info!(
+        tracing::debug!(
             status = status.as_u16(),
             "the upstream answered an error status; passed on"
         );
@@ -184,8 +190,9 @@ async fn handle(
             &config,
             request.n,
             ext,
-            Box::pin(response.bytes_stream()),
+            upstream::body(&shared, response),
             started,
+            exchange,
         );
         let stream = futures::stream::unfold(relay, |mut relay| async move {
             let chunk = relay.next_chunk().await?;
@@ -214,7 +221,8 @@ async fn handle(
             )
         })?;
         let (calls, invalid) = complete_message(&mut value, &config, &meta.id);
-        tracing::info!(
+        exchange.calls(calls, invalid);
+        tracing::debug!(
             model = request.model.as_deref().unwrap_or(""),
             calls,
             invalid,
@@ -237,19 +245,38 @@ async fn handle(
 }
 
 /// `GET /v1/models`, passed on.
-pub(super) async fn models(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    let mut upstream = shared.client.get(shared.models_url.clone());
-    if let Some(auth) = shared.authorization(headers.get(header::AUTHORIZATION)) {
-        upstream = upstream.header(header::AUTHORIZATION, auth);
-    }
-    match upstream.send().await {
+pub(super) async fn models(
+    State(shared): State<Arc<Shared>>,
+    Extension(exchange): Extension<Exchange>,
+    headers: HeaderMap,
+) -> Response {
+    let route = shared.models_route();
+    exchange.route(&route.name, None, &[]);
+    let auth = route.authorization(headers.get(header::AUTHORIZATION));
+    let sent = upstream::send(&shared, route, &exchange, |target| {
+        let request = shared.client.get(target.models_url.clone());
+        match &auth {
+            Some(auth) => request.header(header::AUTHORIZATION, auth.clone()),
+            None => request,
+        }
+    })
+    .await;
+    match sent {
         Ok(response) => pass_on(response),
-        Err(e) => ApiError::bad_gateway(
-            format!("the upstream could not be reached: {}", describe(e)),
-            "upstream_unreachable",
-        )
-        .into_response(),
+        Err(e) => e.into_response(),
     }
+}
+
+/// The request body with its `model` replaced (a route's
+/// `upstream_model`).
+fn with_model(body: &[u8], model: &str) -> Result<Bytes, ApiError> {
+    let mut value: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!("the request body is not valid JSON: {e}"), None)
+    })?;
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("model".into(), Value::String(model.to_owned()));
+    }
+    Ok(Bytes::from(value.to_string()))
 }
 
 /// The upstream's answer as it is: status, content type, body (streamed).
@@ -261,23 +288,6 @@ fn pass_on(response: reqwest::Response) -> Response {
     builder
         .body(Body::from_stream(response.bytes_stream()))
         .unwrap_or_else(|e| ApiError::internal(e.to_string()).into_response())
-}
-
-/// An HTTP client error with its causes, without the URL (which could
-/// carry credentials).
-fn describe(e: reqwest::Error) -> String {
-    let e = e.without_url();
-    let mut text = e.to_string();
-    let mut source = std::error::Error::source(&e);
-    while let Some(s) = source {
-        let s_text = s.to_string();
-        if !text.contains(&s_text) {
-            text.push_str(": ");
-            text.push_str(&s_text);
-        }
-        source = s.source();
-    }
-    text
 }
 
 /// The identity of one answer: its id, model and creation time.
@@ -322,7 +332,7 @@ fn mix(mut z: u64) -> u64 {
     z ^ (z >> 31)
 }
 
-type Upstream = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
+type Upstream = upstream::Body;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Phase {
@@ -485,6 +495,7 @@ struct Relay {
     meta: ChunkMeta,
     phase: Phase,
     started: Instant,
+    exchange: Exchange,
 }
 
 impl Relay {
@@ -496,6 +507,7 @@ impl Relay {
         ext: bool,
         upstream: Upstream,
         started: Instant,
+        exchange: Exchange,
     ) -> Self {
         let choices = (0..n)
             .map(|index| Choice {
@@ -524,6 +536,7 @@ impl Relay {
             },
             phase: Phase::Start,
             started,
+            exchange,
         }
     }
 
@@ -553,7 +566,7 @@ impl Relay {
                         }
                     }
                     Some(Err(e)) => {
-                        let message = format!("the upstream stream broke off: {}", describe(e));
+                        let message = e.0;
                         let mut out = String::new();
                         if let Some(c) = self.choices.first_mut() {
                             let mut buf = String::new();
@@ -592,7 +605,7 @@ impl Relay {
             out.push_str("\n\n");
         }
         out.push_str("data: [DONE]\n\n");
-        tracing::info!(
+        tracing::debug!(
             model = self.meta.model.as_deref().unwrap_or(""),
             calls = self.common.calls,
             invalid = self.common.invalid,
@@ -605,8 +618,9 @@ impl Relay {
 
 impl Drop for Relay {
     fn drop(&mut self) {
+        self.exchange.calls(self.common.calls, self.common.invalid);
         if self.phase != Phase::Done {
-            tracing::info!(
+            tracing::debug!(
                 model = self.meta.model.as_deref().unwrap_or(""),
                 ms = self.started.elapsed().as_millis() as u64,
                 "the client went away; the upstream request is cancelled"

@@ -4,6 +4,8 @@
 //! and a client that reads the gateway's SSE.
 #![allow(dead_code)]
 
+pub mod raw;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
