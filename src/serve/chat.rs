@@ -351,6 +351,9 @@ struct Common {
     /// Stream-level errors already written (each goes out once, though
     /// every choice's parser reads it).
     errors: Vec<String>,
+    /// The upstream's answer stopped early (its error already went out;
+    /// the parsers' note that the stream was cut off would say it twice).
+    broken: bool,
     items: Vec<SseItem>,
     calls: usize,
     invalid: usize,
@@ -420,7 +423,7 @@ impl Choice {
         match item {
             SseItem::Event(event) => self.event(&event, common, buf),
             SseItem::Error(message) => {
-                if !common.errors.contains(&message) {
+                if !common.broken && !common.errors.contains(&message) {
                     tracing::info!(%message, "the upstream stream");
                     self.encoder.error(&message, buf);
                     common.errors.push(message);
@@ -525,6 +528,7 @@ impl Relay {
                 ext,
                 live: calls == Calls::Live,
                 errors: Vec::new(),
+                broken: false,
                 items: Vec::new(),
                 calls: 0,
                 invalid: 0,
@@ -573,6 +577,7 @@ impl Relay {
                             c.item(SseItem::Error(message), &mut self.common, &mut buf);
                             c.emit(buf, &mut out);
                         }
+                        self.common.broken = true;
                         out.push_str(&self.finish());
                         return Some(out);
                     }
