@@ -1,6 +1,5 @@
 //! `POST /v1/chat/completions` (streaming and not) and `GET /v1/models`.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -41,6 +40,10 @@ pub(super) struct Request {
     n: u64,
     /// The `tools` array as JSON text (the cache key) and its schemas.
     tools: Option<(String, Vec<(String, Value)>)>,
+    /// Whether the request turned thinking on or off
+    /// (`chat_template_kwargs` `enable_thinking` or `thinking`, as vLLM
+    /// and SGLang read them).
+    thinking: Option<bool>,
 }
 
 impl Request {
@@ -101,11 +104,17 @@ impl Request {
                 ))
             }
         };
+        let thinking = obj.get("chat_template_kwargs").and_then(|k| {
+            ["enable_thinking", "thinking"]
+                .iter()
+                .find_map(|key| k.get(*key).and_then(Value::as_bool))
+        });
         Ok(Request {
             stream,
             model,
             n,
             tools,
+            thinking,
         })
     }
 }
@@ -137,7 +146,12 @@ async fn handle(
 ) -> Result<Response, ApiError> {
     let started = exchange.started();
     let request = Request::read(&body)?;
-    let plan = shared.plan(&exchange, request.model.as_deref(), request.tools.as_ref())?;
+    let plan = shared.plan(
+        &exchange,
+        request.model.as_deref(),
+        request.tools.as_ref(),
+        request.thinking,
+    )?;
     let body = match plan.route.upstream_model.as_deref() {
         Some(model) => with_model(&body, model)?,
         None => body,
@@ -347,7 +361,6 @@ enum Phase {
 /// What the choices of one answer share.
 struct Common {
     ext: bool,
-    live: bool,
     /// Stream-level errors already written (each goes out once, though
     /// every choice's parser reads it).
     errors: Vec<String>,
@@ -359,15 +372,13 @@ struct Common {
     invalid: usize,
 }
 
-/// One choice: its parser over the upstream's stream, its encoder, and the
-/// `tool_calls` index of each action that went out as a call (mirroring
-/// the encoder's order, for the extension frames).
+/// One choice: its parser over the upstream's stream and its encoder (which
+/// also tells the `tool_calls` index of each action that went out as a
+/// call, for the extension frames).
 struct Choice {
     index: u64,
     sse: SseParser,
     encoder: Encoder,
-    calls: HashMap<u64, usize>,
-    next_call: usize,
 }
 
 impl Choice {
@@ -435,18 +446,9 @@ impl Choice {
     fn event(&mut self, event: &Event, common: &mut Common, buf: &mut String) {
         self.encoder.event(event, buf);
         match event {
-            Event::ActionStarted {
-                id, name: Some(_), ..
-            } if common.live => {
-                self.calls.insert(id.0, self.next_call);
-                self.next_call += 1;
-            }
             Event::ActionComplete(a) => {
                 common.calls += 1;
-                let index = self.calls.remove(&a.id.0).unwrap_or_else(|| {
-                    self.next_call += 1;
-                    self.next_call - 1
-                });
+                let index = self.encoder.call_index(a.id);
                 if common.ext {
                     frame(
                         buf,
@@ -462,7 +464,8 @@ impl Choice {
             }
             Event::ActionInvalid(a) => {
                 common.invalid += 1;
-                let index = self.calls.remove(&a.id.0);
+                // `None` unless its call went out before it failed.
+                let index = self.encoder.call_index(a.id);
                 if common.ext {
                     let errors: Vec<String> = a.errors.iter().map(ToString::to_string).collect();
                     frame(
@@ -517,8 +520,6 @@ impl Relay {
                 index,
                 sse: SseParser::for_choice(config.clone(), index),
                 encoder: Encoder::new(Format::OpenAiChat, meta.options(calls)),
-                calls: HashMap::new(),
-                next_call: 0,
             })
             .collect();
         Relay {
@@ -526,7 +527,6 @@ impl Relay {
             choices,
             common: Common {
                 ext,
-                live: calls == Calls::Live,
                 errors: Vec::new(),
                 broken: false,
                 items: Vec::new(),

@@ -36,8 +36,13 @@ pub struct ServeArgs {
     /// `--dialect`.
     #[arg(long)]
     pub model_dialects: bool,
-    /// `live` sends each call as the model writes it; `complete` holds each
-    /// call until it completes.
+    /// Never read an answer as starting inside reasoning (by default the
+    /// request's `model` says so for the families whose template ends the
+    /// prompt inside it, as DeepSeek-R1's does).
+    #[arg(long)]
+    pub no_reasoning_open: bool,
+    /// `live` sends each call as the model writes it, from its first
+    /// argument fragment; `complete` holds each call until it completes.
     #[arg(long, value_enum, default_value = "live")]
     pub calls: CallsArg,
     /// The environment variable holding the client keys (comma-separated):
@@ -79,6 +84,7 @@ fn config(args: &ServeArgs) -> Result<ServeConfig, String> {
         None => ServeConfig::routed(),
     }
     .model_dialects(args.model_dialects)
+    .reasoning_open_by_model(!args.no_reasoning_open)
     .calls(match args.calls {
         CallsArg::Live => Calls::Live,
         CallsArg::Complete => Calls::Complete,
