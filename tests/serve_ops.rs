@@ -438,3 +438,57 @@ fn a_client_that_reads_nothing_costs_bounded_memory() {
     let growth = common::rss::growth_kib("a_client_that_reads_nothing_costs_bounded_memory");
     assert!(growth < 4 << 10, "grew {growth} KiB");
 }
+
+#[tokio::test]
+async fn the_layer_answers_each_api_in_its_own_shape() {
+    std::env::set_var("ACTIONSTREAM_TEST_SHAPE_KEYS", "k1");
+    let up = Upstream::start(|_| Reply::Stream(Script::new("Hello."))).await;
+    let route = RouteSpec {
+        model: "claude-*".into(),
+        upstream: vec![up.url.clone()],
+        ..RouteSpec::default()
+    };
+    let config = ServeConfig::routed()
+        .routes(vec![route])
+        .client_keys_env("ACTIONSTREAM_TEST_SHAPE_KEYS")
+        .unwrap()
+        .max_body_bytes(2000);
+    let base = gateway::gateway(config).await;
+    let client = reqwest::Client::new();
+    let messages = json!({"model": "claude-x", "max_tokens": 10,
+                          "messages": [{"role": "user", "content": "hi"}]});
+    let responses = json!({"model": "claude-x", "input": "hi"});
+    let big = json!({"model": "claude-x", "input": "x".repeat(3000)});
+    let miss = json!({"model": "gpt-4o", "max_tokens": 10, "input": "hi",
+                      "messages": [{"role": "user", "content": "hi"}]});
+    for (path, body, key, status) in [
+        ("/v1/messages", &messages, None, 401),
+        ("/v1/responses", &responses, None, 401),
+        ("/v1/messages", &big, Some("k1"), 413),
+        ("/v1/responses", &big, Some("k1"), 413),
+        ("/v1/messages", &miss, Some("k1"), 404),
+        ("/v1/responses", &miss, Some("k1"), 404),
+    ] {
+        let mut request = client.post(format!("{base}{path}")).json(body);
+        if let Some(key) = key {
+            request = request.header("x-api-key", key);
+        }
+        let response = request.send().await.unwrap();
+        assert_eq!(response.status().as_u16(), status, "{path}");
+        let v: Value = response.json().await.unwrap();
+        if path == "/v1/messages" {
+            assert_eq!(v["type"], "error", "{v}");
+            let kind = match status {
+                401 => "authentication_error",
+                413 => "request_too_large",
+                _ => "not_found_error",
+            };
+            assert_eq!(v["error"]["type"], kind, "{v}");
+        } else {
+            assert!(v["error"]["message"].is_string(), "{v}");
+        }
+        if status == 404 {
+            assert!(v["error"]["message"].as_str().unwrap().contains("claude-*"));
+        }
+    }
+}

@@ -13,10 +13,9 @@ use axum::http::{header, HeaderValue, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
 use futures::StreamExt;
-use serde_json::json;
 
 use super::exchange::{try_take_slot, Exchange};
-use super::{ApiError, Shared};
+use super::{Api, ApiError, Shared};
 
 /// Seconds a client is told to wait (`Retry-After`) when the gateway is
 /// full or draining.
@@ -36,31 +35,12 @@ pub(crate) fn api_of(path: &str) -> &'static str {
     }
 }
 
-/// `e` in the shape of `api`: Anthropic's `{"type": "error", "error":
-/// {"type", "message"}}` for Messages, OpenAI's `{"error": {...}}` else.
-pub(crate) fn shaped(api: &str, e: &ApiError) -> Response {
-    let body = if api == "messages" {
-        let kind = match e.status.as_u16() {
-            401 => "authentication_error",
-            403 => "permission_error",
-            404 => "not_found_error",
-            413 => "request_too_large",
-            429 => "rate_limit_error",
-            503 | 529 => "overloaded_error",
-            400..=499 => "invalid_request_error",
-            _ => "api_error",
-        };
-        json!({"type": "error", "error": {"type": kind, "message": e.message}})
-    } else {
-        e.body()
-    };
-    let mut response = (
-        e.status,
-        [(header::CONTENT_TYPE, "application/json")],
-        body.to_string(),
-    )
-        .into_response();
-    if e.status == StatusCode::SERVICE_UNAVAILABLE {
+/// `e` in the shape of the API `path` belongs to ([`Api::for_path`]),
+/// with `Retry-After` on a 503.
+pub(crate) fn shaped(path: &str, e: ApiError) -> Response {
+    let status = e.status;
+    let mut response = e.api(Api::for_path(path)).into_response();
+    if status == StatusCode::SERVICE_UNAVAILABLE {
         response
             .headers_mut()
             .insert(header::RETRY_AFTER, HeaderValue::from_static(RETRY_AFTER));
@@ -69,7 +49,8 @@ pub(crate) fn shaped(api: &str, e: &ApiError) -> Response {
 }
 
 /// A request refused by the layer: counted, logged, answered.
-fn refuse(shared: &Shared, api: &'static str, e: ApiError) -> Response {
+fn refuse(shared: &Shared, path: &str, e: ApiError) -> Response {
+    let api = api_of(path);
     shared.metrics.request(api, "-", e.status.as_u16());
     tracing::info!(
         target: "actionstream::access",
@@ -81,7 +62,7 @@ fn refuse(shared: &Shared, api: &'static str, e: ApiError) -> Response {
         message = %e.message,
         "request"
     );
-    shaped(api, &e)
+    shaped(path, e)
 }
 
 /// The middleware around the client APIs.
@@ -90,11 +71,12 @@ pub(crate) async fn gate(
     request: Request,
     next: Next,
 ) -> Response {
-    let api = api_of(request.uri().path());
+    let path = request.uri().path().to_owned();
+    let api = api_of(&path);
     if shared.drain.draining() {
         return refuse(
             &shared,
-            api,
+            &path,
             ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "overloaded_error",
@@ -105,7 +87,7 @@ pub(crate) async fn gate(
     if !shared.keys.allows(request.headers()) {
         return refuse(
             &shared,
-            api,
+            &path,
             ApiError::new(
                 StatusCode::UNAUTHORIZED,
                 "authentication_error",
@@ -129,7 +111,7 @@ pub(crate) async fn gate(
         .and_then(|v| v.to_str().ok())
         .and_then(|v| v.parse::<u64>().ok());
     if declared.is_some_and(|n| n > shared.max_body as u64) {
-        return refuse(&shared, api, too_large());
+        return refuse(&shared, &path, too_large());
     }
     let (mut parts, body) = request.into_parts();
     let bytes = match axum::body::to_bytes(body, shared.max_body).await {
@@ -140,13 +122,13 @@ pub(crate) async fn gate(
             } else {
                 ApiError::bad_request(format!("the request body could not be read: {e}"), None)
             };
-            return refuse(&shared, api, e);
+            return refuse(&shared, &path, e);
         }
     };
     if !try_take_slot(&shared.streams, shared.max_streams) {
         return refuse(
             &shared,
-            api,
+            &path,
             ApiError::new(
                 StatusCode::SERVICE_UNAVAILABLE,
                 "overloaded_error",

@@ -50,20 +50,24 @@
 //! # }
 //! ```
 
+mod answer;
 mod auth;
 mod chat;
 mod drain;
 mod error;
 mod exchange;
 mod gate;
+mod messages;
 mod metrics;
+mod relay;
+mod responses;
 mod routes;
 mod upstream;
 
 use std::collections::HashMap;
 use std::fmt;
 use std::path::Path;
-use std::sync::atomic::AtomicUsize;
+use std::sync::atomic::{AtomicBool, AtomicUsize};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -78,7 +82,7 @@ use crate::dialect::family::dialects_for_model;
 use crate::protocol::Calls;
 use crate::{Config, ConfigFile};
 
-pub use error::ApiError;
+pub use error::{Api, ApiError};
 pub use routes::{RouteSpec, ServeFile};
 
 use auth::ClientKeys;
@@ -86,6 +90,9 @@ use drain::Drain;
 use exchange::Exchange;
 use metrics::Metrics;
 use routes::Route;
+
+/// The response header that names the dialects the answer was read with.
+pub(crate) const DIALECTS_HEADER: &str = "x-actionstream-dialects";
 
 /// The live page, one self-contained file.
 const PAGE: &str = include_str!("page.html");
@@ -361,6 +368,11 @@ impl std::error::Error for ServeError {}
 pub(crate) struct Shared {
     client: reqwest::Client,
     routes: Vec<Route>,
+    /// `{server}/tokenize` (the catch-all route's base URL without its
+    /// `/v1`), for token counts.
+    tokenize_url: Option<reqwest::Url>,
+    /// Set once the upstream answered that it has no `/tokenize`.
+    no_tokenize: AtomicBool,
     dialects: Vec<String>,
     model_dialects: bool,
     reasoning_open_by_model: bool,
@@ -448,6 +460,8 @@ impl Shared {
             .map_err(|e| ServeError(format!("cannot build the HTTP client: {e}")))?;
         Ok(Shared {
             client,
+            tokenize_url: tokenize_url(&routes),
+            no_tokenize: AtomicBool::new(false),
             routes,
             dialects: config.dialects,
             model_dialects: config.model_dialects,
@@ -478,7 +492,7 @@ impl Shared {
             .ok_or_else(|| {
                 let models: Vec<&str> = self.routes.iter().map(|r| r.name.as_str()).collect();
                 ApiError {
-                    param: Some("model"),
+                    param: Some("model".into()),
                     code: Some("model_not_found"),
                     ..ApiError::new(
                         StatusCode::NOT_FOUND,
@@ -600,12 +614,82 @@ impl Shared {
         }
         Ok(config)
     }
+
+    /// Sends a Chat Completions request body to one of `route`'s upstreams
+    /// (`{upstream}/chat/completions`), tried again as [`upstream::send`]
+    /// says, with the route's key (else the client's own `Authorization`,
+    /// [`client_authorization`]); `stream` picks the `Accept` header.
+    ///
+    /// # Errors
+    ///
+    /// A 502 when no try reaches the upstream.
+    pub(crate) async fn send(
+        &self,
+        exchange: &Exchange,
+        route: &Route,
+        body: impl Into<axum::body::Bytes>,
+        stream: bool,
+        client: Option<&HeaderValue>,
+    ) -> Result<reqwest::Response, ApiError> {
+        let body: axum::body::Bytes = body.into();
+        let accept = if stream {
+            "text/event-stream"
+        } else {
+            "application/json"
+        };
+        let auth = route.authorization(client);
+        upstream::send(self, route, exchange, |target| {
+            let request = self
+                .client
+                .post(target.chat_url.clone())
+                .header(header::CONTENT_TYPE, "application/json")
+                .header(header::ACCEPT, accept)
+                .body(body.clone());
+            match &auth {
+                Some(auth) => request.header(header::AUTHORIZATION, auth.clone()),
+                None => request,
+            }
+        })
+        .await
+    }
+
+    /// The `Authorization` header to send to the catch-all route's
+    /// upstream (token counts): its key, else the client's own.
+    pub(crate) fn authorization(&self, client: Option<&HeaderValue>) -> Option<HeaderValue> {
+        self.models_route().authorization(client)
+    }
 }
 
-/// The gateway's routes: `POST /v1/chat/completions`, `GET /v1/models`
-/// (passed on), behind the one layer of keys, limits, drain, logs and
-/// metrics; `GET /health`, `GET /ready`, `GET /metrics` and `GET /` (the
-/// live page) outside it.
+/// `{server}/tokenize` of the route `GET /v1/models` goes to.
+fn tokenize_url(routes: &[Route]) -> Option<reqwest::Url> {
+    let route = routes
+        .iter()
+        .find(|r| r.name == "*")
+        .or_else(|| routes.last())?;
+    let chat = route.targets.first()?.chat_url.as_str();
+    let base = chat.strip_suffix("/chat/completions")?;
+    let server = base.strip_suffix("/v1").unwrap_or(base);
+    reqwest::Url::parse(&format!("{server}/tokenize")).ok()
+}
+
+/// The client's credentials as an `Authorization` header: its own
+/// `Authorization`, else its `x-api-key` (Anthropic's clients) as
+/// `Bearer KEY`.
+pub(crate) fn client_authorization(headers: &axum::http::HeaderMap) -> Option<HeaderValue> {
+    if let Some(auth) = headers.get(header::AUTHORIZATION) {
+        return Some(auth.clone());
+    }
+    let key = headers.get("x-api-key")?.to_str().ok()?;
+    let mut value = HeaderValue::from_str(&format!("Bearer {key}")).ok()?;
+    value.set_sensitive(true);
+    Some(value)
+}
+
+/// The gateway's routes: `POST /v1/chat/completions`, `POST
+/// /v1/messages`, `POST /v1/messages/count_tokens`, `POST /v1/responses`,
+/// `GET /v1/models` (passed on), behind the one layer of keys, limits,
+/// drain, logs and metrics; `GET /health`, `GET /ready`, `GET /metrics` and
+/// `GET /` (the live page) outside it.
 ///
 /// # Errors
 ///
@@ -617,6 +701,9 @@ pub fn router(config: ServeConfig) -> Result<Router, ServeError> {
 fn app(shared: Arc<Shared>) -> Router {
     let api = Router::new()
         .route("/v1/chat/completions", post(chat::completions))
+        .route("/v1/messages", post(messages::messages))
+        .route("/v1/messages/count_tokens", post(messages::count_tokens))
+        .route("/v1/responses", post(responses::responses))
         .route("/v1/models", get(chat::models))
         .route_layer(axum::middleware::from_fn_with_state(
             shared.clone(),
@@ -708,12 +795,14 @@ async fn page() -> Response {
         .into_response()
 }
 
-async fn not_found() -> Response {
+async fn not_found(uri: axum::http::Uri) -> Response {
     ApiError::new(
         StatusCode::NOT_FOUND,
         "invalid_request_error",
-        "no such route: the gateway answers POST /v1/chat/completions, GET /v1/models and GET /",
+        "no such route: the gateway answers POST /v1/chat/completions, POST /v1/messages, \
+         POST /v1/messages/count_tokens, POST /v1/responses, GET /v1/models and GET /",
     )
+    .api(Api::for_path(uri.path()))
     .into_response()
 }
 
