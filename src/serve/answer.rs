@@ -66,8 +66,9 @@ pub(crate) async fn answer(
         }
         _ => None,
     };
+    let thinking = request.chat.as_object().and_then(super::thinking_asked);
     let plan = shared
-        .plan(&exchange, model.as_deref(), tools.as_ref(), None)
+        .plan(&exchange, model.as_deref(), tools.as_ref(), thinking)
         .map_err(|e| e.api(api))?;
     let (dialects, config) = (&plan.dialects, &plan.config);
     if let (Some(upstream_model), Some(obj)) = (

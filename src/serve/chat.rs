@@ -97,11 +97,7 @@ impl Request {
                 ))
             }
         };
-        let thinking = obj.get("chat_template_kwargs").and_then(|k| {
-            ["enable_thinking", "thinking"]
-                .iter()
-                .find_map(|key| k.get(*key).and_then(Value::as_bool))
-        });
+        let thinking = super::thinking_asked(&obj);
         Ok(Request {
             stream,
             model,

@@ -3,7 +3,8 @@
 //! section 10), answered through [`answer`](super::answer) in Anthropic's
 //! format.
 //!
-//! - `system` (a string or text blocks) is the first, `system` message;
+//! - `system` (a string or text blocks) is the first, `system` message; a
+//!   `system` message inside `messages` (Claude Code sends one) joins it;
 //! - a user's `text` blocks are its content (a string when all its content
 //!   is text, joined with blank lines; else `text` / `image_url` parts),
 //!   `image` blocks are `image_url` parts (base64 sources as data URLs);
@@ -162,11 +163,17 @@ pub(crate) fn translate(req: &Map<String, Value>) -> Result<Translated, ApiError
     };
     // The ids of the last assistant message's calls, in order.
     let mut call_order: Vec<String> = Vec::new();
+    // Claude Code (2.1.328) sends its environment as a `system` message
+    // inside `messages`, after the first user message. Chat templates
+    // (Llama's, Mistral's) reject a system message after the first, so its
+    // text joins the leading system message.
+    let mut late_system: Vec<String> = Vec::new();
     for (i, message) in list.iter().enumerate() {
         let at = format!("messages.{i}");
         let role = message.get("role").and_then(Value::as_str);
         let content = message.get("content").unwrap_or(&Value::Null);
         match role {
+            Some("system") => late_system.push(text_of(content, &format!("{at}.content"))?),
             Some("user") => user(content, &at, &call_order, &mut messages)?,
             Some("assistant") => {
                 call_order.clear();
@@ -175,12 +182,22 @@ pub(crate) fn translate(req: &Map<String, Value>) -> Result<Translated, ApiError
             other => {
                 return Err(bad(
                     format!(
-                        "`{at}.role` is {}: expected `user` or `assistant`",
+                        "`{at}.role` is {}: expected `user`, `assistant` or `system`",
                         shown(other)
                     ),
                     &format!("{at}.role"),
                 ))
             }
+        }
+    }
+    let late_system = late_system.join("\n\n");
+    if !late_system.is_empty() {
+        match messages.first_mut() {
+            Some(first) if first["role"] == "system" => {
+                let text = first["content"].as_str().unwrap_or("").to_owned();
+                first["content"] = json!(format!("{text}\n\n{late_system}"));
+            }
+            _ => messages.insert(0, json!({"role": "system", "content": late_system})),
         }
     }
     chat.insert("messages".into(), Value::Array(messages));

@@ -806,6 +806,17 @@ async fn not_found(uri: axum::http::Uri) -> Response {
     .into_response()
 }
 
+/// Whether a Chat Completions request body turned the model's thinking on
+/// or off (`chat_template_kwargs` `enable_thinking` or `thinking`, as vLLM
+/// and SGLang read them); `None` when it says nothing.
+pub(crate) fn thinking_asked(body: &serde_json::Map<String, Value>) -> Option<bool> {
+    body.get("chat_template_kwargs").and_then(|k| {
+        ["enable_thinking", "thinking"]
+            .iter()
+            .find_map(|key| k.get(*key).and_then(Value::as_bool))
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
