@@ -30,6 +30,13 @@
 //! connection). The upstream key is sent as `Authorization: Bearer` and is
 //! never logged (the gateway logs with `tracing`).
 //!
+//! Around every client API sits one layer (contract, section 11): routes
+//! by model ([`RouteSpec`], several upstreams round robin), retries before
+//! the upstream's first byte, client keys, the body and stream limits, the
+//! upstream idle time, one record per request (its log line and metrics),
+//! and the drain of [`serve_until`]. `GET /health`, `GET /ready` and
+//! `GET /metrics` sit outside it.
+//!
 //! `GET /` serves the live page: a prompt box, the narrative rendered as
 //! Markdown as it streams, reasoning in a collapsible panel, one card per
 //! call. The page asks for the gateway's extension frames with the request
