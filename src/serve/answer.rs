@@ -6,15 +6,16 @@
 //! same content the stream carries).
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::body::{Body, Bytes};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
+use super::exchange::Exchange;
 use super::relay::{Answer, AnswerMeta, Relay};
-use super::{client_authorization, describe, Api, ApiError, Shared, DIALECTS_HEADER};
+use super::upstream::{self, describe, Break};
+use super::{client_authorization, Api, ApiError, Shared, DIALECTS_HEADER};
 use crate::dialect::tools::tool_schemas;
 use crate::protocol::{Format, Options};
 
@@ -44,18 +45,17 @@ impl Translated {
 /// Sends `request` upstream and answers it in `api`'s format.
 pub(crate) async fn answer(
     shared: Arc<Shared>,
+    exchange: Exchange,
     headers: &HeaderMap,
-    request: Translated,
+    mut request: Translated,
     api: Api,
 ) -> Result<Response, ApiError> {
-    let started = Instant::now();
     let (format, label) = match api {
         Api::Messages => (Format::Anthropic, "message"),
         Api::Responses => (Format::OpenAiResponses, "response"),
         Api::Chat => (Format::OpenAiChat, "chat completion"),
     };
     let model = request.model();
-    let dialects = shared.dialects_for(model.as_deref());
     let tools = match request.chat.get("tools") {
         Some(list @ Value::Array(_)) => {
             let schemas = tool_schemas(list).map_err(|e| {
@@ -67,10 +67,16 @@ pub(crate) async fn answer(
         _ => None,
     };
     let thinking = request.chat.as_object().and_then(super::thinking_asked);
-    let open = shared.reasoning_open_for(model.as_deref(), thinking);
-    let config = shared
-        .config_for(&dialects, tools.as_ref(), open)
+    let plan = shared
+        .plan(&exchange, model.as_deref(), tools.as_ref(), thinking)
         .map_err(|e| e.api(api))?;
+    let (dialects, config) = (&plan.dialects, &plan.config);
+    if let (Some(upstream_model), Some(obj)) = (
+        plan.route.upstream_model.as_deref(),
+        request.chat.as_object_mut(),
+    ) {
+        obj.insert("model".into(), Value::String(upstream_model.to_owned()));
+    }
     tracing::debug!(
         model = model.as_deref().unwrap_or(""),
         stream = request.stream,
@@ -79,12 +85,18 @@ pub(crate) async fn answer(
     );
     let body = serde_json::to_vec(&request.chat).map_err(|e| ApiError::internal(e.to_string()))?;
     let response = shared
-        .send(body, request.stream, client_authorization(headers).as_ref())
+        .send(
+            &exchange,
+            plan.route,
+            body,
+            request.stream,
+            client_authorization(headers).as_ref(),
+        )
         .await
         .map_err(|e| e.api(api))?;
     let status = response.status();
     if !status.is_success() {
-        tracing::info!(
+        tracing::debug!(
             status = status.as_u16(),
             "the upstream answered an error status; passed on"
         );
@@ -111,9 +123,9 @@ pub(crate) async fn answer(
         let relay = Relay::new(
             answer,
             &meta,
-            &config,
-            Box::pin(response.bytes_stream()),
-            started,
+            config,
+            upstream::body(&shared, response),
+            exchange,
         );
         let mut builder = Response::builder().status(StatusCode::OK);
         for (name, value) in format.headers() {
@@ -141,8 +153,8 @@ pub(crate) async fn answer(
         .api(api)
     })?;
     let chunks = as_chunks(&value);
-    let upstream = futures::stream::iter([Ok::<Bytes, reqwest::Error>(Bytes::from(chunks))]);
-    let relay = Relay::new(answer, &meta, &config, Box::pin(upstream), started);
+    let whole = futures::stream::iter([Ok::<Bytes, Break>(Bytes::from(chunks))]);
+    let relay = Relay::new(answer, &meta, config, Box::pin(whole), exchange);
     let text = relay.collect().await;
     let object = match api {
         Api::Messages => fold_messages(&text),

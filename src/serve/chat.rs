@@ -1,16 +1,17 @@
 //! `POST /v1/chat/completions` (streaming and not) and `GET /v1/models`.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use axum::body::{Body, Bytes};
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 
+use super::exchange::Exchange;
 use super::relay::{Answer, AnswerMeta, Relay};
-use super::{client_authorization, describe, ApiError, Shared, DIALECTS_HEADER};
+use super::upstream::{self, describe};
+use super::{client_authorization, ApiError, Shared, DIALECTS_HEADER};
 use crate::dialect::tools::tool_schemas;
 use crate::event::{Event, Span};
 use crate::protocol::Format;
@@ -109,13 +110,14 @@ impl Request {
 
 pub(super) async fn completions(
     State(shared): State<Arc<Shared>>,
+    Extension(exchange): Extension<Exchange>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
-    match handle(shared, headers, body).await {
+    match handle(shared, exchange, headers, body).await {
         Ok(response) => response,
         Err(e) => {
-            tracing::info!(
+            tracing::debug!(
                 status = e.status.as_u16(),
                 message = %e.message,
                 "chat completion refused"
@@ -127,14 +129,23 @@ pub(super) async fn completions(
 
 async fn handle(
     shared: Arc<Shared>,
+    exchange: Exchange,
     headers: HeaderMap,
     body: Bytes,
 ) -> Result<Response, ApiError> {
-    let started = Instant::now();
+    let started = exchange.started();
     let request = Request::read(&body)?;
-    let dialects = shared.dialects_for(request.model.as_deref());
-    let open = shared.reasoning_open_for(request.model.as_deref(), request.thinking);
-    let config = shared.config_for(&dialects, request.tools.as_ref(), open)?;
+    let plan = shared.plan(
+        &exchange,
+        request.model.as_deref(),
+        request.tools.as_ref(),
+        request.thinking,
+    )?;
+    let body = match plan.route.upstream_model.as_deref() {
+        Some(model) => with_model(&body, model)?,
+        None => body,
+    };
+    let (dialects, config) = (plan.dialects.clone(), plan.config.clone());
     tracing::debug!(
         model = request.model.as_deref().unwrap_or(""),
         stream = request.stream,
@@ -145,6 +156,8 @@ async fn handle(
 
     let response = shared
         .send(
+            &exchange,
+            plan.route,
             body,
             request.stream,
             client_authorization(&headers).as_ref(),
@@ -152,7 +165,7 @@ async fn handle(
         .await?;
     let status = response.status();
     if !status.is_success() {
-        tracing::info!(
+        tracing::debug!(
             status = status.as_u16(),
             "the upstream answered an error status; passed on"
         );
@@ -175,8 +188,8 @@ async fn handle(
             answer,
             &meta,
             &config,
-            Box::pin(response.bytes_stream()),
-            started,
+            upstream::body(&shared, response),
+            exchange,
         );
         let stream = relay.into_stream();
         let mut builder = Response::builder().status(StatusCode::OK);
@@ -202,7 +215,8 @@ async fn handle(
             )
         })?;
         let (calls, invalid) = complete_message(&mut value, &config, &meta.id);
-        tracing::info!(
+        exchange.calls(calls, invalid);
+        tracing::debug!(
             model = request.model.as_deref().unwrap_or(""),
             calls,
             invalid,
@@ -225,19 +239,38 @@ async fn handle(
 }
 
 /// `GET /v1/models`, passed on.
-pub(super) async fn models(State(shared): State<Arc<Shared>>, headers: HeaderMap) -> Response {
-    let mut upstream = shared.client.get(shared.models_url.clone());
-    if let Some(auth) = shared.authorization(client_authorization(&headers).as_ref()) {
-        upstream = upstream.header(header::AUTHORIZATION, auth);
-    }
-    match upstream.send().await {
+pub(super) async fn models(
+    State(shared): State<Arc<Shared>>,
+    Extension(exchange): Extension<Exchange>,
+    headers: HeaderMap,
+) -> Response {
+    let route = shared.models_route();
+    exchange.route(&route.name, None, &[]);
+    let auth = route.authorization(client_authorization(&headers).as_ref());
+    let sent = upstream::send(&shared, route, &exchange, |target| {
+        let request = shared.client.get(target.models_url.clone());
+        match &auth {
+            Some(auth) => request.header(header::AUTHORIZATION, auth.clone()),
+            None => request,
+        }
+    })
+    .await;
+    match sent {
         Ok(response) => pass_on(response),
-        Err(e) => ApiError::bad_gateway(
-            format!("the upstream could not be reached: {}", describe(e)),
-            "upstream_unreachable",
-        )
-        .into_response(),
+        Err(e) => e.into_response(),
     }
+}
+
+/// The request body with its `model` replaced (a route's
+/// `upstream_model`).
+fn with_model(body: &[u8], model: &str) -> Result<Bytes, ApiError> {
+    let mut value: Value = serde_json::from_slice(body).map_err(|e| {
+        ApiError::bad_request(format!("the request body is not valid JSON: {e}"), None)
+    })?;
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("model".into(), Value::String(model.to_owned()));
+    }
+    Ok(Bytes::from(value.to_string()))
 }
 
 /// The upstream's answer as it is: status, content type, body (streamed).

@@ -37,12 +37,13 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::{header, HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
 use super::answer::{answer, Translated};
+use super::exchange::Exchange;
 use super::{client_authorization, Api, ApiError, Shared};
 
 /// What a count is estimated with when the upstream has no `/tokenize`:
@@ -449,16 +450,17 @@ fn assistant(content: &Value, at: &str, call_order: &mut Vec<String>) -> Result<
 /// `POST /v1/messages`.
 pub(super) async fn messages(
     State(shared): State<Arc<Shared>>,
+    Extension(exchange): Extension<Exchange>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     let result = async {
         let request = translate(&read_object(&body, Api::Messages)?)?;
-        answer(shared, &headers, request, Api::Messages).await
+        answer(shared, exchange, &headers, request, Api::Messages).await
     }
     .await;
     result.unwrap_or_else(|e| {
-        tracing::info!(status = e.status.as_u16(), message = %e.message, "message refused");
+        tracing::debug!(status = e.status.as_u16(), message = %e.message, "message refused");
         e.into_response()
     })
 }

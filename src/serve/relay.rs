@@ -10,7 +10,6 @@
 //! `usage` and `finish_reason: "length"` are handed to their encoder
 //! ([`Encoder::usage`], [`Encoder::truncated`]).
 
-use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::{Instant, SystemTime, UNIX_EPOCH};
 
@@ -18,14 +17,14 @@ use axum::body::Bytes;
 use futures::{Stream, StreamExt};
 use serde_json::{json, Value};
 
-use super::describe;
+use super::exchange::Exchange;
 use crate::event::Event;
 use crate::protocol::{Calls, Encoder, Format, Options, Usage};
 use crate::sse::{SseItem, SseParser};
 use crate::Config;
 
 /// The upstream's body, as it arrives.
-pub(super) type Upstream = Pin<Box<dyn Stream<Item = reqwest::Result<Bytes>> + Send>>;
+pub(super) type Upstream = super::upstream::Body;
 
 /// The identity of one answer: its id, model and creation time.
 pub(super) struct AnswerMeta {
@@ -95,6 +94,9 @@ struct Common {
     /// Stream-level errors already written (each goes out once, though
     /// every choice's parser reads it).
     errors: Vec<String>,
+    /// The upstream's answer stopped early (its error already went out;
+    /// the parsers' note that the stream was cut off would say it twice).
+    broken: bool,
     items: Vec<SseItem>,
     calls: usize,
     invalid: usize,
@@ -172,7 +174,7 @@ impl Choice {
         match item {
             SseItem::Event(event) => self.event(&event, common, buf),
             SseItem::Error(message) => {
-                if !common.errors.contains(&message) {
+                if !common.broken && !common.errors.contains(&message) {
                     tracing::info!(%message, "the upstream stream");
                     self.encoder.error(&message, buf);
                     common.errors.push(message);
@@ -255,6 +257,7 @@ pub(super) struct Relay {
     label: &'static str,
     phase: Phase,
     started: Instant,
+    exchange: Exchange,
 }
 
 impl Relay {
@@ -263,8 +266,9 @@ impl Relay {
         meta: &AnswerMeta,
         config: &Config,
         upstream: Upstream,
-        started: Instant,
+        exchange: Exchange,
     ) -> Self {
+        let started = exchange.started();
         let chat = answer.format == Format::OpenAiChat;
         let choices = (0..answer.n.max(1))
             .map(|index| Choice {
@@ -280,6 +284,7 @@ impl Relay {
                 chat,
                 ext: answer.ext && chat,
                 errors: Vec::new(),
+                broken: false,
                 items: Vec::new(),
                 calls: 0,
                 invalid: 0,
@@ -288,6 +293,7 @@ impl Relay {
             label: answer.label,
             phase: Phase::Start,
             started,
+            exchange,
         }
     }
 
@@ -336,13 +342,14 @@ impl Relay {
                         }
                     }
                     Some(Err(e)) => {
-                        let message = format!("the upstream stream broke off: {}", describe(e));
+                        let message = e.0;
                         let mut out = String::new();
                         if let Some(c) = self.choices.first_mut() {
                             let mut buf = String::new();
                             c.item(SseItem::Error(message), &mut self.common, &mut buf);
                             c.emit(buf, &mut out);
                         }
+                        self.common.broken = true;
                         out.push_str(&self.finish());
                         return Some(out);
                     }
@@ -377,7 +384,7 @@ impl Relay {
             }
             out.push_str("data: [DONE]\n\n");
         }
-        tracing::info!(
+        tracing::debug!(
             model = self.meta.model.as_deref().unwrap_or(""),
             calls = self.common.calls,
             invalid = self.common.invalid,
@@ -392,8 +399,9 @@ impl Relay {
 
 impl Drop for Relay {
     fn drop(&mut self) {
+        self.exchange.calls(self.common.calls, self.common.invalid);
         if self.phase != Phase::Done {
-            tracing::info!(
+            tracing::debug!(
                 model = self.meta.model.as_deref().unwrap_or(""),
                 ms = self.started.elapsed().as_millis() as u64,
                 "the client went away; the upstream request is cancelled"

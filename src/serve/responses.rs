@@ -35,12 +35,13 @@
 use std::sync::Arc;
 
 use axum::body::Bytes;
-use axum::extract::State;
+use axum::extract::{Extension, State};
 use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Map, Value};
 
 use super::answer::{answer, Translated};
+use super::exchange::Exchange;
 use super::messages::read_object;
 use super::{Api, ApiError, Shared};
 
@@ -484,16 +485,17 @@ fn input_item(item: &Value, at: &str, history: &mut History) -> Result<(), ApiEr
 /// `POST /v1/responses`.
 pub(super) async fn responses(
     State(shared): State<Arc<Shared>>,
+    Extension(exchange): Extension<Exchange>,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
     let result = async {
         let request = translate(&read_object(&body, Api::Responses)?)?;
-        answer(shared, &headers, request, Api::Responses).await
+        answer(shared, exchange, &headers, request, Api::Responses).await
     }
     .await;
     result.unwrap_or_else(|e| {
-        tracing::info!(status = e.status.as_u16(), message = %e.message, "response refused");
+        tracing::debug!(status = e.status.as_u16(), message = %e.message, "response refused");
         e.into_response()
     })
 }

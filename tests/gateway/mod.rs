@@ -4,6 +4,10 @@
 //! and a client that reads the gateway's SSE.
 #![allow(dead_code)]
 
+#[cfg(all(unix, feature = "cli"))]
+pub mod process;
+pub mod raw;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
