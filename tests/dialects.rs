@@ -48,6 +48,71 @@ const DIFFERENCES: &[(&str, &str, &str)] = &[
     ),
 ];
 
+/// What a peer's test says beside its output (`<name>.options.json`): the
+/// tools it passes (their schemas type the values), whether the response
+/// starts inside reasoning (the prompt opened it), and the narrative and
+/// reasoning it asserts.
+#[derive(Default, serde::Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Options {
+    #[serde(default)]
+    tools: Vec<Value>,
+    #[serde(default)]
+    reasoning_open: bool,
+    narrative: Option<String>,
+    reasoning: Option<String>,
+}
+
+impl Options {
+    fn of(file: &Path) -> Options {
+        let path = file.with_extension("options.json");
+        match std::fs::read_to_string(&path) {
+            Ok(text) => {
+                serde_json::from_str(&text).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            }
+            Err(_) => Options::default(),
+        }
+    }
+
+    fn apply(&self, mut config: Config) -> Config {
+        if !self.tools.is_empty() {
+            let tools = self
+                .tools
+                .iter()
+                .map(|t| {
+                    let f = t.get("function").unwrap_or(t);
+                    (
+                        f["name"].as_str().unwrap_or_default().to_owned(),
+                        f.get("parameters").cloned().unwrap_or(Value::Null),
+                    )
+                })
+                .collect();
+            config = config.tools(tools);
+        }
+        config.reasoning_open(self.reasoning_open)
+    }
+
+    /// What differs from the narrative and reasoning the test asserts.
+    fn text_differs(&self, events: &[Event]) -> Option<String> {
+        let reasoning: String = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::Reasoning(t) => Some(t.as_str()),
+                _ => None,
+            })
+            .collect();
+        let narrative = actionstream::narrative(events);
+        let mut out = Vec::new();
+        if let Some(want) = self.narrative.as_deref().filter(|w| *w != narrative.trim()) {
+            out.push(format!("narrative {narrative:?}, want {want:?}"));
+        }
+        if let Some(want) = self.reasoning.as_deref().filter(|w| *w != reasoning.trim()) {
+            out.push(format!("reasoning {reasoning:?}, want {want:?}"));
+        }
+        (!out.is_empty()).then(|| out.join("; "))
+    }
+}
+
 #[test]
 fn every_dialect_reads_the_peers_outputs_at_every_chunking() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/dialects");
@@ -73,11 +138,12 @@ fn every_dialect_reads_the_peers_outputs_at_every_chunking() {
                 )
                 .unwrap(),
             };
+            let options = Options::of(&file);
             // Without and with argument deltas (the oracle then checks
             // that each call's pieces make its arguments).
             for deltas in [false, true] {
                 let how = if deltas { " (argument deltas)" } else { "" };
-                let cfg = config(dialect).argument_deltas(deltas);
+                let cfg = options.apply(config(dialect).argument_deltas(deltas));
                 let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     common::parse_with(&cfg, &text)
                 }));
@@ -94,6 +160,9 @@ fn every_dialect_reads_the_peers_outputs_at_every_chunking() {
                     }
                 };
                 let (complete, invalid) = calls(&events);
+                if let Some(text) = options.text_differs(&events) {
+                    failures.push(format!("{name}{how}: {text}"));
+                }
                 if Value::Array(complete.clone()) != want || !invalid.is_empty() {
                     failures.push(format!(
                         "{name}{how}:\n  want {want}\n  got  {}\n  invalid {invalid:?}\n  events {:?}",

@@ -2,10 +2,10 @@
 //! exact. Where a model's real output differs from the contract's table,
 //! the difference is noted beside the dialect (and in `tests/data/dialects`).
 
-use super::{Calls, Dialect, Enclosure, KeyEnd, Section, ValueKind};
+use super::{Attributes, Calls, Dialect, Enclosure, KeyEnd, Section, ValueKind};
 
 /// The names of the built-in dialects, in the contract's order.
-pub const BUILTIN: [&str; 17] = [
+pub const BUILTIN: [&str; 19] = [
     "hermes",
     "qwen3_coder",
     "seed_oss",
@@ -23,6 +23,9 @@ pub const BUILTIN: [&str; 17] = [
     "granite",
     "jamba",
     "phi4_mini",
+    // The new call forms (contract, section 7b).
+    "kimi_k3",
+    "minicpm5",
 ];
 
 fn s(x: &str) -> String {
@@ -60,6 +63,8 @@ fn json_calls() -> Calls {
         argument_keys: strings(&["arguments", "parameters"]),
         id_key: None,
         joiner: None,
+        name_is_key: false,
+        array_first: false,
     }
 }
 
@@ -74,6 +79,8 @@ fn qwen_params() -> Calls {
         value_end: s("</parameter>"),
         end: Some(s("</function>")),
         trim_line_endings: true,
+        attributes: None,
+        cdata: false,
     }
 }
 
@@ -92,6 +99,7 @@ fn dialect(name: &str) -> Dialect {
         sections: Vec::new(),
         first: Vec::new(),
         harmony: false,
+        leading: Vec::new(),
     }
 }
 
@@ -137,6 +145,8 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                     value_end: s("</arg_value>"),
                     end: None,
                     trim_line_endings: false,
+                    attributes: None,
+                    cdata: false,
                 }],
             )];
         }
@@ -154,6 +164,8 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                     value_end: s("</parameter>"),
                     end: Some(s("</invoke>")),
                     trim_line_endings: false,
+                    attributes: None,
+                    cdata: false,
                 }],
             )];
         }
@@ -190,6 +202,8 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                 argument_keys: strings(&["parameters", "arguments"]),
                 id_key: None,
                 joiner: Some(s(";")),
+                name_is_key: false,
+                array_first: false,
             };
             let mut tag = section(
                 "<|python_tag|>",
@@ -274,6 +288,8 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                 value_end: s("</｜DSML｜parameter>"),
                 end: Some(s("</｜DSML｜invoke>")),
                 trim_line_endings: false,
+                attributes: None,
+                cdata: false,
             };
             d.sections = vec![
                 section(
@@ -322,6 +338,8 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                     argument_keys: strings(&["parameters"]),
                     id_key: Some(s("tool_call_id")),
                     joiner: None,
+                    name_is_key: false,
+                    array_first: false,
                 }],
             )];
         }
@@ -345,6 +363,68 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                 section("<|tool_call|>", Some("<|/tool_call|>"), vec![json_calls()]),
                 section("functools", None, vec![json_calls()]),
             ];
+        }
+        _ => return new_forms(name, d),
+    }
+    Some(d)
+}
+
+/// The dialects of section 7b that need the new call forms: tag
+/// attributes, tags as parameter names, Gemma values, a name as a JSON
+/// key, a leading JSON array, CDATA values.
+fn new_forms(name: &str, mut d: Dialect) -> Option<Dialect> {
+    match name {
+        "kimi_k3" => {
+            // XTML. The server may write the reasoning opener in the
+            // prompt; `<|close|>message<|sep|>` ends a turn.
+            d.reasoning = vec![enclose("<|open|>think<|sep|>", "<|close|>think<|sep|>")];
+            d.ignore = strings(&[
+                "<|open|>response<|sep|>",
+                "<|close|>response<|sep|>",
+                "<|close|>message<|sep|>",
+            ]);
+            d.sections = vec![section(
+                "<|open|>tools<|sep|>",
+                Some("<|close|>tools<|sep|>"),
+                vec![Calls::Params {
+                    call: s("<|open|>call"),
+                    name_end: strings(&["<|sep|>"]),
+                    key: s("<|open|>argument"),
+                    key_end: vec![key_end("<|sep|>", ValueKind::Typed)],
+                    value: None,
+                    value_end: s("<|close|>argument<|sep|>"),
+                    end: Some(s("<|close|>call<|sep|>")),
+                    trim_line_endings: false,
+                    attributes: Some(Attributes {
+                        name: s("tool"),
+                        id: Some(s("index")),
+                        key: s("key"),
+                        type_attribute: Some(s("type")),
+                        string_types: strings(&["string"]),
+                    }),
+                    cdata: false,
+                }],
+            )];
+        }
+        "minicpm5" => {
+            d.reasoning = think();
+            // No wrapper: each call's tag is its section.
+            d.sections = vec![section(
+                "<function name=\"",
+                Some("</function>"),
+                vec![Calls::Params {
+                    call: String::new(),
+                    name_end: strings(&["\">"]),
+                    key: s("<param name=\""),
+                    key_end: vec![key_end("\">", ValueKind::Typed)],
+                    value: None,
+                    value_end: s("</param>"),
+                    end: None,
+                    trim_line_endings: false,
+                    attributes: None,
+                    cdata: true,
+                }],
+            )];
         }
         _ => return None,
     }

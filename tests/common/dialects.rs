@@ -29,12 +29,13 @@ pub fn config(dialect: &str) -> Config {
 }
 
 /// The dialects whose parameter values are raw text.
-pub const RAW: [&str; 5] = [
+pub const RAW: [&str; 6] = [
     "qwen3_coder",
     "seed_oss",
     "glm",
     "minimax_m2",
     "deepseek_v32",
+    "minicpm5",
 ];
 
 /// The `C0:name:{args}` summary lines of `calls`, ids from `first`.
@@ -276,8 +277,60 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
             "<|tool_call|>[{}]<|/tool_call|>",
             objects("name", "arguments").join(", ")
         ),
+        "kimi_k3" => format!(
+            "<|open|>tools<|sep|>{}<|close|>tools<|sep|>",
+            calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let args: String = c
+                        .args
+                        .iter()
+                        .map(|(k, v)| {
+                            let ty = match v {
+                                Value::String(_) => "string",
+                                Value::Number(_) => "number",
+                                Value::Bool(_) => "boolean",
+                                Value::Array(_) => "array",
+                                Value::Object(_) => "object",
+                                Value::Null => "null",
+                            };
+                            format!(
+                                "<|open|>argument key=\"{}\" type=\"{ty}\"<|sep|>{}<|close|>argument<|sep|>",
+                                escape_attribute(k),
+                                raw(v)
+                            )
+                        })
+                        .collect();
+                    format!(
+                        "<|open|>call tool=\"{}\" index=\"{i}\"<|sep|>{args}<|close|>call<|sep|>",
+                        escape_attribute(&c.name)
+                    )
+                })
+                .collect::<String>()
+        ),
+        "minicpm5" => calls
+            .iter()
+            .map(|c| {
+                let args: String = c
+                    .args
+                    .iter()
+                    .map(|(k, v)| format!("<param name=\"{k}\">{}</param>", raw(v)))
+                    .collect();
+                format!("<function name=\"{}\">{args}</function>", c.name)
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
         other => panic!("no writer for {other}"),
     }
+}
+
+/// An attribute value with XML's entities escaped.
+fn escape_attribute(v: &str) -> String {
+    v.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
 }
 
 /// The markers around reasoning in `dialect`, if it has reasoning.
@@ -288,6 +341,7 @@ pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
         "mistral" => ("[THINK]", "[/THINK]"),
         "cohere" => ("<|START_THINKING|>", "<|END_THINKING|>"),
         "gpt_oss" => ("<|channel|>analysis<|message|>", "<|end|>"),
+        "kimi_k3" => ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
         _ => ("<think>", "</think>"),
     })
 }

@@ -227,6 +227,7 @@ impl DialectMachine {
     ) {
         self.start = from;
         self.pos = content;
+        self.said = true;
         self.state = DState::Section(Box::new(Sec {
             idx,
             from,
