@@ -42,6 +42,11 @@ const DIFFERENCES: &[(&str, &str, &str)] = &[
         "without a schema a raw value is JSON where the whole value reads as JSON (section 7); vLLM keeps `5` a string",
     ),
     (
+        "minimax_m3/vllm_nested_tool_call.txt",
+        r#"[{"name":"create_order","arguments":{"user_id":42,"urgent":true,"note":"Please leave at front desk.","shipping":{"city":"Singapore","zip":"018956"},"items":[{"sku":"book-001","qty":2},{"sku":"pen-007","qty":5}],"metadata":{"source":"mobile","campaign":"may-launch"},"duplicate_demo":{"tag":["a","b"]}}}]"#,
+        "an integer is a value that reads as a JSON number (section 7); `018956` does not, so it stays a string and the schema check reports it; vLLM strips the leading zero",
+    ),
+    (
         "llama3/vllm_multiple_json_surrounding_text.txt",
         "[]",
         "Llama 3 writes its JSON call as the whole response (or after <|python_tag|>); vLLM's parser also finds objects after prose, which section 7 leaves narrative",
@@ -312,6 +317,9 @@ fn a_20kb_string_parameter_streams_in_pieces_in_every_dialect() {
     use common::dialects::{call, calls_text};
     let body = file_body();
     for dialect in BUILTIN {
+        if common::dialects::WHOLE.contains(&dialect) {
+            continue;
+        }
         let args = serde_json::json!({"path": "notes.txt", "content": body});
         let text = format!(
             "Writing the file.\n{}",

@@ -5,7 +5,7 @@
 use super::{Attributes, Calls, Dialect, Enclosure, KeyEnd, Section, ValueKind};
 
 /// The names of the built-in dialects, in the contract's order.
-pub const BUILTIN: [&str; 19] = [
+pub const BUILTIN: [&str; 24] = [
     "hermes",
     "qwen3_coder",
     "seed_oss",
@@ -25,6 +25,11 @@ pub const BUILTIN: [&str; 19] = [
     "phi4_mini",
     // The new call forms (contract, section 7b).
     "kimi_k3",
+    "minimax_m3",
+    "gemma4",
+    "function_gemma",
+    "apertus",
+    "xlam",
     "minicpm5",
 ];
 
@@ -405,6 +410,76 @@ fn new_forms(name: &str, mut d: Dialect) -> Option<Dialect> {
                     cdata: false,
                 }],
             )];
+        }
+        "minimax_m3" => {
+            const NS: &str = "]<]minimax[>[";
+            d.reasoning = vec![enclose("<mm:think>", "</mm:think>")];
+            // A turn with no reasoning may open with a stray closer.
+            d.leading = strings(&["</mm:think>"]);
+            d.sections = vec![section(
+                &format!("{NS}<tool_call>"),
+                Some(&format!("{NS}</tool_call>")),
+                vec![Calls::Tags {
+                    call: format!("{NS}<invoke name=\""),
+                    name_end: strings(&["\">"]),
+                    prefix: s(NS),
+                    item: s("item"),
+                    end: format!("{NS}</invoke>"),
+                }],
+            )];
+        }
+        "gemma4" => {
+            d.reasoning = vec![enclose("<|channel>thought\n", "<channel|>")];
+            d.sections = vec![section(
+                "<|tool_call>",
+                Some("<tool_call|>"),
+                vec![Calls::Gemma {
+                    call: s("call:"),
+                    string: s("<|\"|>"),
+                }],
+            )];
+        }
+        "function_gemma" => {
+            d.sections = vec![section(
+                "<start_function_call>",
+                Some("<end_function_call>"),
+                vec![Calls::Gemma {
+                    call: s("call:"),
+                    string: s("<escape>"),
+                }],
+            )];
+        }
+        "apertus" => {
+            d.reasoning = vec![enclose("<|inner_prefix|>", "<|inner_suffix|>")];
+            d.sections = vec![section(
+                "<|tools_prefix|>",
+                Some("<|tools_suffix|>"),
+                vec![Calls::Json {
+                    name_keys: Vec::new(),
+                    argument_keys: Vec::new(),
+                    id_key: None,
+                    joiner: None,
+                    name_is_key: true,
+                    array_first: false,
+                }],
+            )];
+        }
+        "xlam" => {
+            d.reasoning = think();
+            let json = Calls::Json {
+                name_keys: strings(&["name"]),
+                argument_keys: strings(&["arguments", "parameters"]),
+                id_key: None,
+                joiner: None,
+                name_is_key: false,
+                array_first: true,
+            };
+            d.first = vec![json.clone()];
+            d.sections = vec![
+                section("```json", Some("```"), vec![json.clone()]),
+                section("<tool_call>", Some("</tool_call>"), vec![json.clone()]),
+                section("[TOOL_CALLS]", None, vec![json]),
+            ];
         }
         "minicpm5" => {
             d.reasoning = think();

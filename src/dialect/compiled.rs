@@ -116,7 +116,7 @@ pub(crate) enum Form {
         /// Outside strings: the string marker, brackets, the closer.
         outside: Roles<BodyMark>,
         /// Inside a string: its end.
-        inside: MarkerSet,
+        inside: Roles<BodyMark>,
         string: String,
     },
     Python {
@@ -374,7 +374,7 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
                 call: call.clone(),
                 name: Roles::new(name),
                 outside: Roles::new(outside),
-                inside: MarkerSet::new(&[string.as_str()]),
+                inside: Roles::new(vec![(string.clone(), BodyMark::Quote)]),
                 string: string.clone(),
             }
         }

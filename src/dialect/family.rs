@@ -52,6 +52,13 @@ static FAMILIES: &[(&str, &[&str])] = &[
     ("Jamba", &["jamba"]),
     ("Hunyuan", &["jamba"]),
     ("Phi-4-mini", &["phi4_mini"]),
+    ("Kimi K3", &["kimi_k3"]),
+    ("MiniMax-M3", &["minimax_m3"]),
+    ("FunctionGemma", &["function_gemma"]),
+    ("Gemma 4", &["gemma4"]),
+    ("Apertus", &["apertus"]),
+    ("xLAM", &["xlam"]),
+    ("MiniCPM5", &["minicpm5"]),
 ];
 
 /// Whether an id is of the family at the same place in [`FAMILIES`].
@@ -156,6 +163,16 @@ static MATCHES: &[fn(&Id) -> bool] = &[
     |id| id.word("jamba"),
     |id| id.word("hunyuan"),
     |id| id.word("phi-4-mini"),
+    |id| id.versions("kimi-k").iter().any(|v| v.major == 3),
+    |id| id.versions("minimax-m").iter().any(|v| v.major == 3),
+    |id| id.word("functiongemma"),
+    |id| {
+        id.versions("gemma-").iter().any(|v| v.major == 4)
+            || id.versions("gemma").iter().any(|v| v.major == 4)
+    },
+    |id| id.word("apertus"),
+    |id| id.word("xlam"),
+    |id| id.versions("minicpm").iter().any(|v| v.major == 5),
 ];
 
 /// The model families `--model` knows, in the order they are tried: each
@@ -531,6 +548,13 @@ mod tests {
             "AI21-Jamba-Mini-1.7",
             "Hunyuan-A13B-Instruct",
             "Phi-4-mini-instruct",
+            "Kimi-K3",
+            "MiniMax-M3",
+            "functiongemma-270m-it",
+            "gemma-4-31B-it",
+            "Apertus-8B-Instruct-2509",
+            "Llama-xLAM-2-8b-fc-r",
+            "MiniCPM5-8B",
         ];
         assert_eq!(ids.len(), FAMILIES.len());
         for (i, id) in ids.iter().enumerate() {

@@ -28,6 +28,8 @@ pub(crate) mod attributes;
 mod builtin;
 pub(crate) mod compiled;
 pub mod family;
+pub(crate) mod gemma;
+pub(crate) mod tags;
 pub mod tools;
 pub(crate) mod value;
 

@@ -29,14 +29,59 @@ pub fn config(dialect: &str) -> Config {
 }
 
 /// The dialects whose parameter values are raw text.
-pub const RAW: [&str; 6] = [
+pub const RAW: [&str; 9] = [
     "qwen3_coder",
     "seed_oss",
     "glm",
     "minimax_m2",
     "deepseek_v32",
     "minicpm5",
+    "minimax_m3",
+    "gemma4",
+    "function_gemma",
 ];
+
+/// The dialects whose arguments go out whole when the call ends (their
+/// forms read a call's body whole), not streamed as they are written.
+pub const WHOLE: [&str; 4] = ["minimax_m3", "gemma4", "function_gemma", "apertus"];
+
+/// A value as MiniMax M3 writes it: tags after the namespace token.
+fn mm3(v: &Value) -> String {
+    const NS: &str = "]<]minimax[>[";
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| format!("{NS}<{k}>{}{NS}</{k}>", mm3(v)))
+            .collect(),
+        Value::Array(xs) => xs
+            .iter()
+            .map(|v| format!("{NS}<item>{}{NS}</item>", mm3(v)))
+            .collect(),
+        v => raw(v),
+    }
+}
+
+/// A value as Gemma writes it, strings between `quote`.
+fn gemma(v: &Value, quote: &str) -> String {
+    match v {
+        Value::String(s) => format!("{quote}{s}{quote}"),
+        Value::Object(m) => format!(
+            "{{{}}}",
+            m.iter()
+                .map(|(k, v)| format!("{k}:{}", gemma(v, quote)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Value::Array(xs) => format!(
+            "[{}]",
+            xs.iter()
+                .map(|v| gemma(v, quote))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        v => v.to_string(),
+    }
+}
 
 /// The `C0:name:{args}` summary lines of `calls`, ids from `first`.
 pub fn complete_lines(calls: &[Call], first: usize) -> Vec<String> {
@@ -309,6 +354,53 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
                 })
                 .collect::<String>()
         ),
+        "minimax_m3" => format!(
+            "]<]minimax[>[<tool_call>\n{}]<]minimax[>[</tool_call>",
+            calls
+                .iter()
+                .map(|c| format!(
+                    "]<]minimax[>[<invoke name=\"{}\">{}]<]minimax[>[</invoke>\n",
+                    c.name,
+                    mm3(&Value::Object(c.args.clone()))
+                ))
+                .collect::<String>()
+        ),
+        "gemma4" => calls
+            .iter()
+            .map(|c| {
+                format!(
+                    "<|tool_call>call:{}{}<tool_call|>",
+                    c.name,
+                    gemma(&Value::Object(c.args.clone()), "<|\"|>")
+                )
+            })
+            .collect(),
+        "function_gemma" => calls
+            .iter()
+            .map(|c| {
+                format!(
+                    "<start_function_call>call:{}{}<end_function_call>",
+                    c.name,
+                    gemma(&Value::Object(c.args.clone()), "<escape>")
+                )
+            })
+            .collect(),
+        "apertus" => format!(
+            "<|tools_prefix|>[{}]<|tools_suffix|>",
+            calls
+                .iter()
+                .map(|c| format!(
+                    "{{{}: {}}}",
+                    serde_json::to_string(&c.name).unwrap(),
+                    json(&c.args)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        "xlam" => format!(
+            "<tool_call>[{}]</tool_call>",
+            objects("name", "arguments").join(", ")
+        ),
         "minicpm5" => calls
             .iter()
             .map(|c| {
@@ -342,6 +434,10 @@ pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
         "cohere" => ("<|START_THINKING|>", "<|END_THINKING|>"),
         "gpt_oss" => ("<|channel|>analysis<|message|>", "<|end|>"),
         "kimi_k3" => ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
+        "minimax_m3" => ("<mm:think>", "</mm:think>"),
+        "gemma4" => ("<|channel>thought\n", "<channel|>"),
+        "apertus" => ("<|inner_prefix|>", "<|inner_suffix|>"),
+        "function_gemma" => return None,
         _ => ("<think>", "</think>"),
     })
 }

@@ -22,6 +22,7 @@ use crate::scan::markers::{MarkerSet, MarkerState};
 use crate::scan::naming::Naming;
 use crate::scan::python::{PyCalls, PyEvent, PyMode};
 
+mod body;
 mod deltas;
 mod ending;
 mod json;
@@ -103,6 +104,15 @@ enum Read {
         /// Decided not to stream (a value that is not a string): not asked
         /// again on each push.
         plain: bool,
+    },
+    /// A body form's name, from `Sec::mark`.
+    BName,
+    /// A body form's body from `from`: Gemma's bracket depth, and whether
+    /// a string is open.
+    Body {
+        from: usize,
+        depth: usize,
+        quoted: bool,
     },
     /// Python calls.
     Python(Box<PyCalls>),
@@ -334,6 +344,9 @@ impl DialectMachine {
                                 self.ms = name.set.begin();
                                 sec.read = Read::PName;
                             }
+                            Form::Tags { .. } | Form::Gemma { .. } => {
+                                self.body_begin(sec, sc, f, to);
+                            }
                             _ => {}
                         }
                     }
@@ -517,6 +530,8 @@ impl DialectMachine {
                 }
                 Flow::Go
             }
+            Read::BName => self.body_name(sec, emit),
+            Read::Body { .. } => self.body_step(sec, emit),
             Read::PName | Read::Params => self.params_step(sec, emit),
             Read::Key | Read::ValueOpen { .. } | Read::Value { .. } => self.params_step(sec, emit),
         }
