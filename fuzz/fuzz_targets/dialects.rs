@@ -9,13 +9,13 @@ use actionstream::dialect::{Dialect, BUILTIN};
 use actionstream::{oracle, Config};
 use libfuzzer_sys::fuzz_target;
 
-/// The configuration byte: its remainder by 17 picks the dialect, the
-/// quotient (0–15) the options: 1 argument deltas, 2 reasoning open, 4 a
-/// second dialect, 8 calls in reasoning; 14 and 15 also a small block
-/// limit.
-fn config(pick: u8) -> Config {
+/// The configuration bytes: the first picks the dialect (its remainder by
+/// the number of dialects), the second the options (its low four bits): 1
+/// argument deltas, 2 reasoning open, 4 a second dialect, 8 calls in
+/// reasoning; 14 and 15 also a small block limit.
+fn config(pick: u8, mode: u8) -> Config {
     let first = usize::from(pick) % BUILTIN.len();
-    let mode = pick / 17;
+    let mode = mode & 15;
     let mut config = Config::default()
         .dialect(Dialect::builtin(BUILTIN[first]).expect("a built-in"))
         .argument_deltas(mode & 1 != 0)
@@ -32,9 +32,9 @@ fn config(pick: u8) -> Config {
 }
 
 fuzz_target!(|data: &[u8]| {
-    if data.is_empty() || data.len() > 4096 {
+    if data.len() < 2 || data.len() > 4096 {
         return;
     }
-    let config = config(data[0]);
-    oracle::check_bytes(&config, &data[1..]);
+    let config = config(data[0], data[1]);
+    oracle::check_bytes(&config, &data[2..]);
 });

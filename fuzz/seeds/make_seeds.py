@@ -5,9 +5,9 @@ Every string literal of tests/*.rs that looks like a response (it holds a
 fence, a tag or a brace) becomes a seed: for `chunks` and `bytes` behind
 three bytes (configuration, cut seed), for `json_scan` the JSON between a
 fence opener and closer behind one byte. For `dialects`, each model output
-of tests/data/dialects/<dialect>/ behind one configuration byte that picks
-its dialect (with a few option sets), and the string literals of the
-dialect tests behind the byte of each dialect they name. Run from fuzz/:
+of tests/data/dialects/<dialect>/ behind two configuration bytes that pick
+its dialect and one of a few option sets, and the string literals of the
+dialect tests behind the bytes of each dialect they name. Run from fuzz/:
     python3 seeds/make_seeds.py
 """
 import glob
@@ -62,15 +62,17 @@ def write(target, data):
         f.write(data)
 
 
-# The built-in dialects in the order of `actionstream::dialect::BUILTIN`.
-DIALECTS = [
-    "hermes", "qwen3_coder", "seed_oss", "glm", "minimax_m2", "mistral",
-    "llama3", "pythonic", "deepseek_v3", "deepseek_v31", "deepseek_v32",
-    "kimi_k2", "gpt_oss", "cohere", "granite", "jamba", "phi4_mini",
-]
-# Option sets of the configuration byte (its quotient by 17): none,
-# argument deltas, reasoning open, deltas with calls in reasoning, a
-# second dialect, a small block limit.
+# The built-in dialects in the order of `actionstream::dialect::BUILTIN`,
+# read from its source.
+def builtin_names():
+    src = open(os.path.join(TESTS, "..", "src", "dialect", "builtin.rs"), encoding="utf-8").read()
+    body = re.search(r"pub const BUILTIN: \[&str; \d+\] = \[(.*?)\];", src, re.S).group(1)
+    return re.findall(r'"([a-z0-9_]+)"', body)
+
+
+DIALECTS = builtin_names()
+# Option sets of the options byte: none, argument deltas, reasoning open,
+# deltas with calls in reasoning, a second dialect, a small block limit.
 MODES = [0, 1, 2, 9, 5, 14]
 
 
@@ -81,7 +83,7 @@ def dialect_seeds():
         for f in sorted(glob.glob(os.path.join(d, "*.txt"))):
             raw = open(f, "rb").read()
             for mode in MODES:
-                write("dialects", bytes([mode * 17 + i]) + raw)
+                write("dialects", bytes([i, mode]) + raw)
     for path in sorted(glob.glob(os.path.join(TESTS, "dialect*.rs"))):
         src = open(path, encoding="utf-8").read()
         for m in LIT.finditer(src):
@@ -90,7 +92,7 @@ def dialect_seeds():
                 continue
             for i, name in enumerate(DIALECTS):
                 if name in text or i == len(text) % len(DIALECTS):
-                    write("dialects", bytes([(len(text) % 15) * 17 + i]) + text.encode("utf-8"))
+                    write("dialects", bytes([i, len(text) % 15]) + text.encode("utf-8"))
 
 
 def protocol_seeds():
