@@ -7,8 +7,7 @@
 //!    loader at every start. The default tool links the schema machinery
 //!    (`--schema`), and its tables of pointers come to about 16,000
 //!    relocations over some 75 pages, each page copied on write: about 90
-//!    of a start's 200 page faults (README, Performance: the command-line
-//!    tool). Linked at a fixed address they are resolved once, by the
+//!    of a start's 200 page faults (docs/cli.md, "Start-up"). Linked at a fixed address they are resolved once, by the
 //!    linker. The cost is that the executable's own image is not at a
 //!    random address (the libraries, stack and heap still are); a `serve`
 //!    build, which answers the network, keeps that protection, and
@@ -20,8 +19,8 @@
 //!    named `libgcc_s.so`, found first on the binaries' library path, points
 //!    that request at `libgcc_eh.a`, the same unwinder as a static archive
 //!    (what a `+crt-static` build links). With `src/bin/actionstream/math.rs`
-//!    (no libm) the tool then loads only libc: 0.90 ms a start instead of
-//!    1.04 ms. Skipped, and the toolchain's default kept, when the C
+//!    (no libm) the tool then loads only libc (docs/performance.md has the
+//!    start-up figures). Skipped, and the toolchain's default kept, when the C
 //!    compiler does not know a `libgcc_eh.a`.
 
 use std::path::{Path, PathBuf};

@@ -491,7 +491,9 @@ pub struct ParserSettings {
     /// The request's tools: each one's parameter schema types and checks
     /// its calls.
     pub tools: Vec<(String, Value)>,
-    /// The response starts inside reasoning.
+    /// The response starts inside reasoning. When unset, `model` decides:
+    /// on for the families whose chat template ends the prompt inside
+    /// reasoning ([`reasoning_opens`](crate::dialect::family::reasoning_opens)).
     pub reasoning_open: Option<bool>,
     /// Call markers inside reasoning open calls.
     pub calls_in_reasoning: Option<bool>,
@@ -550,7 +552,13 @@ impl ParserSettings {
         if !self.tools.is_empty() {
             config = config.tools(self.tools.clone());
         }
-        if let Some(on) = self.reasoning_open {
+        // Said outright, else as the model's family has it.
+        let by_model = self
+            .model
+            .as_deref()
+            .filter(|m| crate::dialect::family::reasoning_opens(m))
+            .map(|_| true);
+        if let Some(on) = self.reasoning_open.or(by_model) {
             config = config.reasoning_open(on);
         }
         if let Some(on) = self.calls_in_reasoning {

@@ -33,9 +33,10 @@
 //! read: OpenAI Chat Completions and Responses, Anthropic Messages, the AI
 //! SDK's UI message stream and AG-UI.
 //!
-//! The behaviour is fixed by the contract in the README: which fences and
-//! tags hold actions, where a block ends, how actions are named and
-//! repaired, and the invariants every input and every chunking keeps.
+//! The event model, and every decision on which fences and tags hold
+//! actions, where a block ends, how actions are named and repaired, and the
+//! invariants every input and every chunking keeps, are in `docs/events.md`;
+//! the code map is in `ARCHITECTURE.md`.
 // One exception, measured: `utf8::short_ascii` (see its note).
 #![deny(unsafe_code)]
 #![deny(missing_docs)]
@@ -90,3 +91,18 @@ pub use validate::{TypeList, Validator};
 #[cfg(doctest)]
 #[doc = include_str!("../README.md")]
 pub struct ReadmeDoctests;
+
+/// The Rust examples of the pages under `docs/`, compiled and run as
+/// doctests (a page with no Rust example needs no entry).
+#[cfg(doctest)]
+pub mod docs_doctests {
+    /// `docs/events.md`.
+    #[doc = include_str!("../docs/events.md")]
+    pub struct Events;
+    /// `docs/protocols.md`.
+    #[doc = include_str!("../docs/protocols.md")]
+    pub struct Protocols;
+    /// `docs/proof.md`.
+    #[doc = include_str!("../docs/proof.md")]
+    pub struct Proof;
+}

@@ -277,3 +277,43 @@ fn a_start_maps_no_shared_library_but_libc() {
         );
     }
 }
+
+/// `--model` says whether the response starts inside reasoning, by the
+/// model's family; `--no-reasoning-open` says it does not; the two flags
+/// that say opposite things are refused together.
+#[test]
+fn the_model_opens_reasoning_unless_told_otherwise() {
+    let dir = std::env::temp_dir().join(format!("actionstream-open-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("r1.txt");
+    std::fs::write(
+        &file,
+        "Plan the call.</think>\n<｜tool▁calls▁begin｜><｜tool▁call▁begin｜>function<｜tool▁sep｜>get_weather\n```json\n{\"city\": \"Oslo\"}\n```<｜tool▁call▁end｜><｜tool▁calls▁end｜>",
+    )
+    .unwrap();
+    let first = |extra: &[&str]| run(&file, extra)[0].clone();
+    assert_eq!(
+        first(&["--model", "deepseek-ai/DeepSeek-R1-0528"]),
+        serde_json::json!({"event": "reasoning", "text": "Plan the call."})
+    );
+    assert_eq!(
+        first(&[
+            "--model",
+            "deepseek-ai/DeepSeek-R1-0528",
+            "--no-reasoning-open"
+        ])["event"],
+        "narrative"
+    );
+    assert_eq!(
+        first(&["--model", "deepseek-ai/DeepSeek-V3-0324"])["event"],
+        "narrative"
+    );
+    let out = bin()
+        .args(["parse", "--reasoning-open", "--no-reasoning-open"])
+        .arg(&file)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot be used with"));
+    let _ = std::fs::remove_dir_all(&dir);
+}

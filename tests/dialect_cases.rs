@@ -250,12 +250,9 @@ fn hermes() {
     check(
         "hermes",
         "open",
-        "reasoning open: markers inside stay reasoning",
+        "reasoning open: a call opener ends the reasoning, the closer after it is a marker",
         "still thinking <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call></think>answer",
-        &[
-            "R:still thinking <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call>",
-            "N:answer",
-        ],
+        &["R:still thinking ", "S0:a", "C0:a:{}", "N:answer"],
     );
     check(
         "hermes",
@@ -267,12 +264,9 @@ fn hermes() {
     check(
         "hermes",
         "",
-        "call markers in reasoning stay reasoning",
+        "a call opener ends the reasoning; a closer after other text is text",
         "<think>maybe <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call> hmm</think>ok",
-        &[
-            "R:maybe <tool_call>{\"name\": \"a\", \"arguments\": {}}</tool_call> hmm",
-            "N:ok",
-        ],
+        &["R:maybe ", "S0:a", "C0:a:{}", "N: hmm</think>ok"],
     );
     check(
         "hermes",
@@ -486,9 +480,9 @@ fn qwen3_coder() {
     check(
         "qwen3_coder",
         "",
-        "call markers in reasoning stay reasoning",
+        "a call opener ends the reasoning (Qwen3.5 does not close it first)",
         "<think><tool_call>\n<function=a>\n</function>\n</tool_call></think>",
-        &["R:<tool_call>\n<function=a>\n</function>\n</tool_call>"],
+        &["S0:a", "C0:a:{}"],
     );
     check(
         "qwen3_coder",
@@ -674,9 +668,9 @@ fn glm() {
     check(
         "glm",
         "",
-        "markers inside reasoning stay reasoning",
+        "a call opener ends the reasoning",
         "<think><tool_call>a</tool_call></think>",
-        &["R:<tool_call>a</tool_call>"],
+        &["S0:a", "C0:a:{}"],
     );
     check(
         "glm",
@@ -2326,5 +2320,209 @@ fn minicpm5() {
         "a CDATA value (vLLM test_cdata_multiline)",
         "<function name=\"f\"><param name=\"a\"><![CDATA[北\n京]]></param><param name=\"n\">2</param></function>",
         &["S0:f", "C0:f:{\"a\":\"北\\n京\",\"n\":2}"],
+    );
+}
+
+/// The dialects of section 7b the existing descriptor fields read, on
+/// cases from the peers' suites (vLLM's `tests/tool_parsers`, SGLang's
+/// `test/registered/unit/function_call`).
+#[test]
+fn section_7b_descriptor_dialects() {
+    check(
+        "deepseek_v41",
+        "",
+        "the unspaced V4 spelling is not a V4.1 call (SGLang test_unspaced_v4_tags_are_not_tool_calls)",
+        "<｜DSML｜tool_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke></｜DSML｜tool_calls>",
+        &["N:<｜DSML｜tool_calls><｜DSML｜invoke name=\"f\"></｜DSML｜invoke></｜DSML｜tool_calls>"],
+    );
+    check(
+        "deepseek_v41",
+        "",
+        "a call before the reasoning's closer ends it",
+        "<think>Plan.\n\n<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"f\">\n<｜DSML｜ parameter name=\"x\" string=\"false\">1</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>\n</think>",
+        &["R:Plan.\n\n", "S0:f", "C0:f:{\"x\":1}", "N:\n"],
+    );
+    check(
+        "deepseek_v41",
+        "",
+        "a broken string=\"false\" value stays the string as written (vLLM test_python_argument_conversion)",
+        "<｜DSML｜ calls><｜DSML｜ invoke name=\"f\"><｜DSML｜ parameter name=\"bad\" string=\"false\">[broken</｜DSML｜ parameter><｜DSML｜ parameter name=\"text\" string=\"true\">  a<b</｜DSML｜ parameter></｜DSML｜ invoke></｜DSML｜ calls>",
+        &["S0:f", "C0:f:{\"bad\":\"[broken\",\"text\":\"  a<b\"}"],
+    );
+    check(
+        "hunyuan_a13b",
+        "",
+        "reasoning, then the answer's wrapper as markers",
+        "<think>\nweather\n</think>\n<answer>\nSure. <tool_calls>[{\"name\": \"f\", \"arguments\": {}}]</tool_calls>\n</answer>",
+        &["R:\nweather\n", "N:\n\nSure. ", "S0:f", "C0:f:{}", "N:\n"],
+    );
+    check(
+        "step3",
+        "",
+        "an invoke cut off at the end is invalid (vLLM malformed_input_outputs)",
+        "<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name=\"func\">",
+        &[
+            "S0:func",
+            "I0:func:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "step3",
+        "open",
+        "Step-3 starts inside reasoning",
+        "think</think>ok<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name=\"f\"><steptml:parameter name=\"a\">b</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>",
+        &["R:think", "N:ok", "S0:f", "C0:f:{\"a\":\"b\"}"],
+    );
+    check(
+        "ernie45",
+        "open",
+        "ERNIE 4.5 Thinking: reasoning open, the answer in <response>",
+        "plan\n</think>\n\n<response>\nIt is sunny.\n</response>",
+        &["R:plan\n", "N:\n\n\nIt is sunny.\n"],
+    );
+    check(
+        "internlm",
+        "",
+        "a space between the markers, and \"arguments\"",
+        "Checking. <|action_start|> <|plugin|>{\"name\": \"f\", \"arguments\": {\"a\": 1}}<|action_end|>",
+        &["N:Checking.  ", "S0:f", "C0:f:{\"a\":1}"],
+    );
+    check(
+        "internlm",
+        "",
+        "not JSON after <|plugin|> is text (vLLM malformed_input_outputs)",
+        "<|action_start|><|plugin|>not json<|action_end|>",
+        &["N:<|plugin|>not json<|action_end|>"],
+    );
+    check(
+        "gigachat3",
+        "",
+        "a response that starts with the header, and a trailing </s>",
+        "function call<|role_sep|>\n{\"name\": \"f\", \"arguments\": {}}</s>",
+        &["S0:f", "C0:f:{}"],
+    );
+    check(
+        "gigachat35",
+        "open",
+        "GigaChat 3.5 starts inside reasoning",
+        "hmm</think>Ok.<｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"n\" string=\"false\">7</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>",
+        &["R:hmm", "N:Ok.", "S0:f", "C0:f:{\"n\":7}"],
+    );
+    check(
+        "gigachat35",
+        "",
+        "an empty section is text (vLLM malformed_input_outputs)",
+        "<｜GCML｜tool_calls></｜GCML｜tool_calls>",
+        &["N:<｜GCML｜tool_calls></｜GCML｜tool_calls>"],
+    );
+    check(
+        "longcat",
+        "",
+        "an unclosed section at the end is invalid (vLLM malformed_input_outputs)",
+        "<longcat_tool_call>{\"name\": \"func\", \"arguments\": {",
+        &[
+            "S0:func",
+            "I0:func:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "dots",
+        "",
+        "a garbage section is text, the next one is read (vLLM test_streaming_malformed_block_does_not_block_later_valid_call)",
+        "<dots_function_call>garbage</dots_function_call><dots_function_call><invoke name=\"search\"><parameter name=\"query\">chairs</parameter></invoke></dots_function_call>",
+        &[
+            "N:<dots_function_call>garbage</dots_function_call>",
+            "S0:search",
+            "C0:search:{\"query\":\"chairs\"}",
+        ],
+    );
+    check(
+        "k2_horizon",
+        "",
+        "a call inside <ifm|think> stays reasoning (SGLang make_reasoning_with_tool_marker)",
+        "<ifm|think>Consider <ifm|tool_call>f<ifm|arg_key>a</ifm|arg_key><ifm|arg_value>b</ifm|arg_value></ifm|tool_call> only.</ifm|think>\nDone.",
+        &[
+            "R:Consider <ifm|tool_call>f<ifm|arg_key>a</ifm|arg_key><ifm|arg_value>b</ifm|arg_value></ifm|tool_call> only.",
+            "N:\nDone.",
+        ],
+    );
+    check(
+        "k2_horizon",
+        "",
+        "typed values: string as written, integer as JSON",
+        "<ifm|tool_call>f<ifm|arg_key>s</ifm|arg_key><ifm|arg_type>string</ifm|arg_type><ifm|arg_value>007</ifm|arg_value><ifm|arg_key>n</ifm|arg_key><ifm|arg_type>integer</ifm|arg_type><ifm|arg_value>7</ifm|arg_value></ifm|tool_call>",
+        &["S0:f", "C0:f:{\"s\":\"007\",\"n\":7}"],
+    );
+    check(
+        "iquest_q1",
+        "",
+        "a key with no value is invalid (SGLang test_empty_arguments_and_malformed_call)",
+        "<iquest_tool_call>run<arg_key>count</arg_key><arg_value>1</iquest_tool_call>",
+        &["S0:run", "I0:run:the call's arguments were still open at the first `</iquest_tool_call>` and never ended"],
+    );
+    check(
+        "granite_20b_fc",
+        "",
+        "a list after the marker is read as calls, as in every JSON form (vLLM's parser reads one object and lists this input among its malformed ones)",
+        "<function_call> {\"name\": \"f\", \"arguments\": {}}\n<function_call> [{\"name\": \"g\", \"arguments\": {}}]",
+        &["S0:f", "C0:f:{}", "N:\n", "S1:g", "C1:g:{}"],
+    );
+}
+
+/// Granite 3.2's plain-text reasoning and Kimi-VL's `◁think▷` (vLLM's
+/// `granite` reasoning test, SGLang's `kimi` reasoning parser).
+#[test]
+fn reasoning_written_as_the_models_write_it() {
+    check(
+        "granite",
+        "",
+        "Granite 3.2: plain-text markers (vLLM test_granite_reasoning_parser SIMPLE_REASONING)",
+        "Here is my thought process:This is a reasoning sectionHere is my response:This is the rest",
+        &["R:This is a reasoning section", "N:This is the rest"],
+    );
+    check(
+        "granite",
+        "",
+        "Granite 3.2: Here's",
+        "Here's my thought process: foo Here's my response: bar",
+        &["R: foo ", "N: bar"],
+    );
+    check(
+        "kimi_k2",
+        "",
+        "Kimi-VL ◁think▷",
+        "◁think▷Look at the image.◁/think▷A cat.",
+        &["R:Look at the image.", "N:A cat."],
+    );
+    check(
+        "kimi_k2",
+        "",
+        "Kimi K2 opens its call section without closing its reasoning",
+        "<think>Read it.<|tool_calls_section_begin|><|tool_call_begin|>functions.read:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_calls_section_end|></think>",
+        &["R:Read it.", "S0:read", "C0:read:{}"],
+    );
+    check(
+        "minimax_m2",
+        "",
+        "a dialect without the rule keeps a call opener in reasoning",
+        "<think>x<minimax:tool_call><invoke name=\"f\"></invoke></minimax:tool_call></think>y",
+        &[
+            "R:x<minimax:tool_call><invoke name=\"f\"></invoke></minimax:tool_call>",
+            "N:y",
+        ],
+    );
+    check(
+        "hermes",
+        "",
+        "two calls before the closer: the closer after them is a marker",
+        "<think>a<tool_call>{\"name\": \"f\", \"arguments\": {}}</tool_call>\n<tool_call>{\"name\": \"g\", \"arguments\": {}}</tool_call>\n</think>done",
+        &["R:a", "S0:f", "C0:f:{}", "N:\n", "S1:g", "C1:g:{}", "N:\ndone"],
+    );
+    check(
+        "hermes",
+        "",
+        "an opener that is no call stays reasoning",
+        "<think>I could use <tool_call> tags</think>ok",
+        &["R:I could use <tool_call> tags", "N:ok"],
     );
 }

@@ -142,6 +142,18 @@ fn a_million_marker_prefixes_stay_linear_and_hold_a_prefix() {
         ("minimax_m2", "<minimax:tool_cal"),
         ("granite", "<|tool_cal"),
         ("jamba", "<tool_call"),
+        ("deepseek_v41", "<｜DSML｜ call"),
+        ("hunyuan_a13b", "<tool_call"),
+        ("step3", "<｜tool_calls_begi"),
+        ("ernie45", "<tool_ca"),
+        ("internlm", "<|plugi"),
+        ("gigachat3", "function cal"),
+        ("gigachat35", "<｜GCML｜tool_cal"),
+        ("longcat", "<longcat_tool_cal"),
+        ("dots", "<dots_function_cal"),
+        ("k2_horizon", "<ifm|tool_cal"),
+        ("iquest_q1", "<iquest_tool_cal"),
+        ("granite_20b_fc", "<function_cal"),
     ] {
         // Small copies at every chunking first.
         oracle::check(&config(dialect), &unit.repeat(40));
@@ -177,7 +189,7 @@ fn a_million_marker_prefixes_stay_linear_and_hold_a_prefix() {
 }
 
 /// A section that never closes: `(dialect, opener, fill unit)`.
-const UNCLOSED: [(&str, &str, &str); 8] = [
+const UNCLOSED: &[(&str, &str, &str)] = &[
     (
         "hermes",
         "<tool_call>{\"name\": \"write\", \"arguments\": {\"content\": \"",
@@ -210,13 +222,43 @@ const UNCLOSED: [(&str, &str, &str); 8] = [
         "<|START_ACTION|>[{\"tool_name\": \"write\", \"parameters\": {\"content\": [",
         "1, ",
     ),
+    (
+        "deepseek_v41",
+        "<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"write\">\n<｜DSML｜ parameter name=\"content\" string=\"true\">",
+        "text ",
+    ),
+    (
+        "step3",
+        "<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name=\"write\"><steptml:parameter name=\"content\">",
+        "text ",
+    ),
+    (
+        "k2_horizon",
+        "<ifm|tool_call>write<ifm|arg_key>content</ifm|arg_key><ifm|arg_type>string</ifm|arg_type><ifm|arg_value>",
+        "text ",
+    ),
+    (
+        "iquest_q1",
+        "<iquest_tool_call>write\n<arg_key>content</arg_key><arg_value>",
+        "line\n",
+    ),
+    (
+        "internlm",
+        "<|plugin|>{\"name\": \"write\", \"parameters\": {\"content\": \"",
+        "abcdefgh",
+    ),
+    (
+        "granite_20b_fc",
+        "<function_call> {\"name\": \"write\", \"arguments\": {\"content\": \"",
+        "abcdefgh",
+    ),
 ];
 
 #[test]
 fn a_64_mib_unclosed_section_ends_invalid_at_the_block_limit() {
     let size = scaled(64 << 20, 4 << 20);
     let chunk = 64 << 10;
-    for (dialect, opener, unit) in UNCLOSED {
+    for &(dialect, opener, unit) in UNCLOSED {
         let mut fill = unit.repeat(chunk / unit.len() + 1);
         fill.truncate(chunk - chunk % unit.len());
         for deltas in [false, true] {
@@ -257,7 +299,7 @@ fn a_64_mib_unclosed_section_ends_invalid_at_the_block_limit() {
 fn an_unclosed_section_one_byte_at_a_time() {
     let limit = 64 << 10;
     let size = scaled(2 << 20, 200 << 10);
-    for (dialect, opener, unit) in UNCLOSED {
+    for &(dialect, opener, unit) in UNCLOSED {
         let cfg = config(dialect).max_block_bytes(limit);
         let mut input = opener.as_bytes().to_vec();
         while input.len() < size {
@@ -283,7 +325,7 @@ fn peak_rss_stays_near_the_block_limit() {
         common::rss::report(|| {
             let size = scaled(64 << 20, 4 << 20);
             let fill = vec![b'a'; 64 << 10];
-            for (dialect, opener, _) in UNCLOSED {
+            for &(dialect, opener, _) in UNCLOSED {
                 let chunks = std::iter::once(opener.as_bytes())
                     .chain(std::iter::repeat(fill.as_slice()).take(size / fill.len()));
                 run(
@@ -356,6 +398,27 @@ fn deep_json_nesting_in_a_hermes_call() {
             "kimi_k2",
             format!(
                 "<|tool_calls_section_begin|><|tool_call_begin|>functions.f:0<|tool_call_argument_begin|>{}<|tool_call_end|><|tool_call_begin|>functions.g:1<|tool_call_argument_begin|>{{}}<|tool_call_end|><|tool_calls_section_end|>",
+                "[".repeat(n)
+            ),
+        ),
+        (
+            "internlm",
+            format!(
+                "<|action_start|><|plugin|>{{\"name\": \"f\", \"parameters\": {{\"a\": {}<|action_end|> and <|action_start|><|plugin|>{{\"name\": \"g\", \"parameters\": {{}}}}<|action_end|>",
+                "[".repeat(n)
+            ),
+        ),
+        (
+            "longcat",
+            format!(
+                "<longcat_tool_call>{{\"name\": \"f\", \"arguments\": {}</longcat_tool_call>\n<longcat_tool_call>{{\"name\": \"g\", \"arguments\": {{}}}}</longcat_tool_call>",
+                "{\"a\": ".repeat(n / 5)
+            ),
+        ),
+        (
+            "hunyuan_a13b",
+            format!(
+                "<tool_calls>[{{\"name\": \"f\", \"arguments\": {{\"a\": {}</tool_calls> then <tool_calls>[{{\"name\": \"g\", \"arguments\": {{}}}}]</tool_calls>",
                 "[".repeat(n)
             ),
         ),
@@ -437,4 +500,51 @@ fn a_harmony_header_that_never_ends() {
         None,
     );
     assert!(out.complete.is_empty());
+}
+
+/// A value the tool's schema cannot take, in each new raw-value dialect, and
+/// broken JSON in each new JSON dialect: the call is invalid, and the error
+/// names the argument (or says where the JSON broke); the next call is read.
+#[test]
+fn malformed_values_in_the_new_dialects_name_the_argument() {
+    let tools = vec![
+        (
+            "f".to_owned(),
+            serde_json::json!({"type": "object", "properties": {"days": {"type": "integer"}}}),
+        ),
+        ("g".to_owned(), serde_json::json!({"type": "object"})),
+    ];
+    for (dialect, text) in [
+        ("deepseek_v41", "<｜DSML｜ calls><｜DSML｜ invoke name=\"f\"><｜DSML｜ parameter name=\"days\" string=\"false\">three</｜DSML｜ parameter></｜DSML｜ invoke><｜DSML｜ invoke name=\"g\"></｜DSML｜ invoke></｜DSML｜ calls>"),
+        ("step3", "<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name=\"f\"><steptml:parameter name=\"days\">three</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_call_begin｜><steptml:invoke name=\"g\"></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>"),
+        ("gigachat35", "<｜GCML｜tool_calls><｜GCML｜invoke name=\"f\"><｜GCML｜parameter name=\"days\" string=\"true\">3</｜GCML｜parameter></｜GCML｜invoke><｜GCML｜invoke name=\"g\"></｜GCML｜invoke></｜GCML｜tool_calls>"),
+        ("dots", "<dots_function_call><invoke name=\"f\"><parameter name=\"days\">three</parameter></invoke><invoke name=\"g\"></invoke></dots_function_call>"),
+        ("k2_horizon", "<ifm|tool_call>f<ifm|arg_key>days</ifm|arg_key><ifm|arg_type>string</ifm|arg_type><ifm|arg_value>3</ifm|arg_value></ifm|tool_call><ifm|tool_call>g</ifm|tool_call>"),
+        ("iquest_q1", "<iquest_tool_call>f<arg_key>days</arg_key><arg_value>three</arg_value></iquest_tool_call><iquest_tool_call>g</iquest_tool_call>"),
+    ] {
+        let cfg = config(dialect).tools(tools.clone());
+        let events = oracle::check(&cfg, text);
+        let invalid = common::invalid(&events);
+        assert_eq!(invalid.len(), 1, "{dialect}: {invalid:?}");
+        assert!(invalid[0].starts_with("f:") && invalid[0].contains("days"), "{dialect}: {}", invalid[0]);
+        assert_eq!(common::completed(&events), ["g:{}"], "{dialect}");
+    }
+    for (dialect, text) in [
+        ("hunyuan_a13b", "<tool_calls>[{\"name\": \"f\", \"arguments\": {\"days\": 3,,}}]</tool_calls><tool_calls>[{\"name\": \"g\", \"arguments\": {}}]</tool_calls>"),
+        ("ernie45", "<tool_call>\n{\"name\": \"f\", \"arguments\": {\"days\": 3 4}}\n</tool_call>\n<tool_call>\n{\"name\": \"g\", \"arguments\": {}}\n</tool_call>"),
+        ("internlm", "<|action_start|><|plugin|>{\"name\": \"f\", \"parameters\": {\"days\": ]}}<|action_end|><|action_start|><|plugin|>{\"name\": \"g\", \"parameters\": {}}<|action_end|>"),
+        ("longcat", "<longcat_tool_call>{\"name\": \"f\", \"arguments\": {\"days\": tree}}</longcat_tool_call><longcat_tool_call>{\"name\": \"g\", \"arguments\": {}}</longcat_tool_call>"),
+        ("gigachat3", "<|function_call|>{\"name\": \"f\", \"arguments\": {\"days\": 3 4}}</s><|function_call|>{\"name\": \"g\", \"arguments\": {}}"),
+        ("granite_20b_fc", "<function_call> {\"name\": \"f\", \"arguments\": {\"days\": ]}}\n<function_call> {\"name\": \"g\", \"arguments\": {}}"),
+    ] {
+        let events = oracle::check(&config(dialect), text);
+        let invalid = common::invalid(&events);
+        assert_eq!(invalid.len(), 1, "{dialect}: {invalid:?}");
+        assert!(
+            invalid[0].starts_with("f:the JSON cannot be read") && invalid[0].contains("column"),
+            "{dialect}: {}",
+            invalid[0]
+        );
+        assert_eq!(common::completed(&events), ["g:{}"], "{dialect}");
+    }
 }

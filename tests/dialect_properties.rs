@@ -224,4 +224,73 @@ proptest! {
         prop_assert!(got.len() <= want.len());
         prop_assert_eq!(&got[..], &want[..got.len()], "{}: {:?}", dialect, &text[..at]);
     }
+
+    #[test]
+    fn a_call_opener_ends_reasoning_where_the_dialect_says_so(
+        (dialect, calls) in ending_calls(),
+        thought in "[A-Za-z ,.!?]{0,30}",
+        space in "[ \n]{0,3}",
+        after in "[A-Za-z ,.!?]{0,20}",
+    ) {
+        // `<think>` + reasoning + calls, the closer after them (a marker),
+        // then the answer: Qwen3.5 and Kimi K2 write calls before `</think>`.
+        let (open, close) = think(dialect).expect("the dialect has reasoning");
+        let text = format!("{open}{thought}{}{space}{close}{after}", calls_text(dialect, &calls));
+        let events = oracle::check(&config(dialect).argument_deltas(true), &text);
+        let got: Vec<(String, Value)> = events
+            .iter()
+            .filter_map(|e| match e {
+                Event::ActionComplete(a) => Some((a.name.clone(), a.arguments.clone())),
+                _ => None,
+            })
+            .collect();
+        let want: Vec<(String, Value)> = calls
+            .iter()
+            .map(|c| (c.name.clone(), Value::Object(c.args.clone())))
+            .collect();
+        prop_assert!(common::invalid(&events).is_empty(), "{dialect}: {:?}", common::invalid(&events));
+        prop_assert_eq!(got, want, "{}: {:?}", dialect, text);
+        let told = |f: fn(&Event) -> Option<&str>| events.iter().filter_map(f).collect::<String>();
+        let got_narrative = told(|e| match e { Event::Narrative(t) => Some(t), _ => None });
+        let got_reasoning = told(|e| match e { Event::Reasoning(t) => Some(t), _ => None });
+        prop_assert_eq!(visible(&got_narrative), visible(&after), "{}: {:?}", dialect, text);
+        prop_assert_eq!(visible(&got_reasoning), visible(&thought), "{}: {:?}", dialect, text);
+    }
+}
+
+/// The built-in dialects whose call opener ends reasoning
+/// (`calls_end_reasoning`).
+fn ending() -> Vec<&'static str> {
+    BUILTIN
+        .iter()
+        .copied()
+        .filter(|d| {
+            actionstream::dialect::Dialect::builtin(d).is_some_and(|x| x.calls_end_reasoning)
+        })
+        .collect()
+}
+
+/// One of them, and calls to write in it.
+fn ending_calls() -> impl Strategy<Value = (&'static str, Vec<Call>)> {
+    prop::sample::select(ending()).prop_flat_map(|d| {
+        (
+            Just(d),
+            prop::collection::vec(a_call(RAW.contains(&d)), 1..3),
+        )
+    })
+}
+
+#[test]
+fn the_dialects_of_section_7b_end_reasoning_at_a_call() {
+    let flagged = ending();
+    for d in [
+        "hermes",
+        "qwen3_coder",
+        "glm",
+        "kimi_k2",
+        "deepseek_v32",
+        "deepseek_v41",
+    ] {
+        assert!(flagged.contains(&d), "{d}");
+    }
 }

@@ -144,11 +144,21 @@ fn every_dialect_reads_the_peers_outputs_at_every_chunking() {
                 .unwrap(),
             };
             let options = Options::of(&file);
+            // The tool list the peer's test passes, where it passes one.
+            let tools = std::fs::read_to_string(file.with_extension("tools.json"))
+                .ok()
+                .map(|t| {
+                    let list: Value = serde_json::from_str(&t).unwrap();
+                    actionstream::dialect::tools::tool_schemas(&list).unwrap()
+                });
             // Without and with argument deltas (the oracle then checks
             // that each call's pieces make its arguments).
             for deltas in [false, true] {
                 let how = if deltas { " (argument deltas)" } else { "" };
-                let cfg = options.apply(config(dialect).argument_deltas(deltas));
+                let mut cfg = options.apply(config(dialect).argument_deltas(deltas));
+                if let Some(tools) = &tools {
+                    cfg = cfg.tools(tools.clone());
+                }
                 let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
                     common::parse_with(&cfg, &text)
                 }));

@@ -13,11 +13,12 @@
 //! parsed arguments (calls that failed as the protocol marks them), the
 //! finish reason and the errors.
 //!
-//! The parser does not yet cut every syntax's arguments into
-//! `ArgumentsDelta` pieces, so a third stream per response comes from the
-//! library's `Encoder` fed the parser's events with each started call's
-//! arguments cut into 7-byte fragments (a valid-JSON prefix for calls that
-//! then fail): the clients must join them to the same arguments.
+//! A call goes out with its first argument fragment: a dialect's as the
+//! parser's `ArgumentsDelta` pieces begin, a fence's or tag's when it
+//! completes. A third stream per response comes from the library's
+//! `Encoder` fed the parser's events with each started call's arguments cut
+//! into 7-byte fragments right after its start (a valid-JSON prefix for
+//! calls that then fail): the clients must join them to the same arguments.
 //!
 //! Clients: the `openai` Python package (Chat Completions and Responses),
 //! the `anthropic` Python package, the `ai` npm package (v5 and v6), and
@@ -176,7 +177,9 @@ fn cli(case: &Case, extra: &[&str]) -> Vec<u8> {
 /// The parser's events of a case (and its stream-level errors), with each
 /// named call's arguments cut into fragments of 7 bytes right after its
 /// start: the whole compact arguments of a call that completes, and `{` for
-/// one that ends invalid.
+/// one that ends invalid. A fence's or tag's call ignores them (it goes out
+/// whole when it completes); a dialect's or native call goes out with the
+/// first.
 fn fragmented(case: &Case) -> Vec<Result<Event, String>> {
     let input = std::fs::read(&case.file).expect("read the case");
     let mut items: Vec<Result<Event, String>> = Vec::new();
@@ -404,13 +407,34 @@ struct Expected {
     errors: Vec<String>,
 }
 
-/// What a client of `format` must reconstruct, from the `events` lines.
-fn expected(events: &[Value], format: &str, live: bool) -> Expected {
+/// Where a live call's arguments begin.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fragments {
+    /// At the `arguments_delta` lines of the events.
+    AsParsed,
+    /// Right after the action's start (the test's own fragments).
+    AtStart,
+}
+
+/// What a client of `format` must reconstruct, from the `events` lines
+/// (written with `--argument-deltas`). A live call goes out with its first
+/// argument fragment if it is a dialect's or a native call, else when it
+/// completes.
+fn expected(events: &[Value], format: &str, live: Option<Fragments>) -> Expected {
     let mut exp = Expected::default();
-    // Action id → (name it started with, index of its call if it went out).
-    let mut started: std::collections::HashMap<u64, (Option<String>, Option<usize>)> =
+    // Action id → (name it started with, whether its arguments stream,
+    // index of its call if it went out).
+    let mut started: std::collections::HashMap<u64, (Option<String>, bool, Option<usize>)> =
         Default::default();
     let mut last_raw: Option<Value> = None;
+    let go_out = |exp: &mut Expected, name: &str| {
+        exp.calls.push(ExpectedCall {
+            name: name.to_owned(),
+            arguments: None,
+            failed: false,
+        });
+        Some(exp.calls.len() - 1)
+    };
     for e in events {
         let id = e["id"].as_u64().unwrap_or(u64::MAX);
         match e["event"].as_str().unwrap() {
@@ -418,24 +442,26 @@ fn expected(events: &[Value], format: &str, live: bool) -> Expected {
             "reasoning" => exp.reasoning.push_str(e["text"].as_str().unwrap()),
             "action_started" => {
                 let name = e["name"].as_str().map(str::to_owned);
+                let streams = matches!(e["syntax"].as_str(), Some("dialect" | "native"));
                 let call = match (&name, live) {
-                    (Some(name), true) => {
-                        exp.calls.push(ExpectedCall {
-                            name: name.clone(),
-                            arguments: None,
-                            failed: false,
-                        });
-                        Some(exp.calls.len() - 1)
-                    }
+                    (Some(name), Some(Fragments::AtStart)) if streams => go_out(&mut exp, name),
                     _ => None,
                 };
-                started.insert(id, (name, call));
+                started.insert(id, (name, streams, call));
+            }
+            "arguments_delta" => {
+                if let Some((Some(name), true, call @ None)) = started.get_mut(&id) {
+                    if live == Some(Fragments::AsParsed) && !e["json"].as_str().unwrap().is_empty()
+                    {
+                        *call = go_out(&mut exp, name);
+                    }
+                }
             }
             "action_complete" => {
                 exp.completed = true;
                 let arguments = Some(e["arguments"].clone());
                 match started.remove(&id) {
-                    Some((_, Some(at))) => exp.calls[at].arguments = arguments,
+                    Some((_, _, Some(at))) => exp.calls[at].arguments = arguments,
                     _ => exp.calls.push(ExpectedCall {
                         name: e["name"].as_str().unwrap().to_owned(),
                         arguments,
@@ -444,7 +470,7 @@ fn expected(events: &[Value], format: &str, live: bool) -> Expected {
                 }
             }
             "action_invalid" => {
-                let (name, call) = started.remove(&id).unwrap_or((None, None));
+                let (name, _, call) = started.remove(&id).unwrap_or((None, false, None));
                 match call {
                     Some(at) => exp.calls[at].failed = true,
                     None => {
@@ -559,7 +585,7 @@ fn check_client(client: &Client, test: &str) {
     let mut files = Vec::new();
     let mut expectations = Vec::new();
     for (n, case) in cases.iter().enumerate() {
-        let events: Vec<Value> = String::from_utf8(cli(case, &[]))
+        let events: Vec<Value> = String::from_utf8(cli(case, &["--argument-deltas"]))
             .expect("UTF-8")
             .lines()
             .map(|l| serde_json::from_str(l).expect("a JSON line"))
@@ -587,7 +613,11 @@ fn check_client(client: &Client, test: &str) {
             files.push(file);
             expectations.push((
                 format!("{} --calls {calls}", case.file.display()),
-                expected(&events, client.format, calls == "live"),
+                expected(
+                    &events,
+                    client.format,
+                    (calls == "live").then_some(Fragments::AsParsed),
+                ),
             ));
         }
         let file = dir.join(format!("{n:02}_fragments.sse"));
@@ -596,7 +626,7 @@ fn check_client(client: &Client, test: &str) {
         files.push(file);
         expectations.push((
             format!("{} in fragments", case.file.display()),
-            expected(&events, client.format, true),
+            expected(&events, client.format, Some(Fragments::AtStart)),
         ));
     }
     let results = run_client(client, &files);

@@ -266,6 +266,58 @@ async fn extension_frames_say_how_each_action_ended() {
     assert_eq!(answer.finish.as_deref(), Some("tool_calls"));
 }
 
+/// A malformed call is never a tool call (contract section 8's amendment):
+/// a hermes call whose `arguments` is no object, streamed 1, 3 and 4
+/// characters at a time, is text, and its extension frame has no index;
+/// the non-streaming answer keeps it in `content`.
+#[tokio::test]
+async fn a_malformed_call_is_text_streamed_or_whole() {
+    let broken =
+        r#"<tool_call>{"name": "delete_branch", "arguments": "not an object"}</tool_call>"#;
+    let output = format!("Cleaning up.\n{broken}");
+    for n in [1, 3, 4] {
+        let output = output.clone();
+        let upstream =
+            Upstream::start(move |_| Reply::Stream(Script::new(&output).delta_chars(n))).await;
+        let url = gateway::gateway(ServeConfig::new(&upstream.url).dialect("hermes")).await;
+        let response = client()
+            .post(format!("{url}/v1/chat/completions"))
+            .header("x-actionstream-events", "1")
+            .json(&gateway::request("any-model", json!([])))
+            .send()
+            .await
+            .unwrap();
+        let answer = gateway::read_stream(response, 0, |_| true).await;
+        assert!(answer.calls.is_empty(), "{n}: {:?}", answer.calls);
+        assert_eq!(answer.content, format!("Cleaning up.\n{broken}"), "{n}");
+        assert_eq!(answer.finish.as_deref(), Some("stop"), "{n}");
+        assert_eq!(answer.ext.len(), 1, "{n}");
+        assert_eq!(answer.ext[0]["state"], "invalid");
+        assert_eq!(
+            answer.ext[0]["index"],
+            Value::Null,
+            "{n}: it never went out"
+        );
+    }
+    let upstream = Upstream::start(move |_| {
+        Reply::Json(json!({
+            "id": "chatcmpl-up", "object": "chat.completion", "created": 1, "model": "m",
+            "choices": [{"index": 0, "finish_reason": "stop", "message": {
+                "role": "assistant", "content": format!("Cleaning up.\n{broken}"),
+            }}],
+        }))
+    })
+    .await;
+    let url = gateway::gateway(ServeConfig::new(&upstream.url).dialect("hermes")).await;
+    let mut body = gateway::request("any-model", json!([]));
+    body["stream"] = json!(false);
+    let v: Value = post(&url, &body).await.json().await.unwrap();
+    let message = &v["choices"][0]["message"];
+    assert!(message.get("tool_calls").is_none(), "{v}");
+    assert_eq!(message["content"], format!("Cleaning up.\n{broken}"));
+    assert_eq!(v["choices"][0]["finish_reason"], "stop");
+}
+
 /// `--calls complete`: a call goes out whole when it completes; one that
 /// fails never goes out as a call, its text is narrative.
 #[tokio::test]

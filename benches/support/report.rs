@@ -128,6 +128,42 @@ pub fn long_call(dialect: &str, body: &str) -> String {
         "cohere" => format!(
             "<|START_THINKING|>Write the file.<|END_THINKING|><|START_ACTION|>[\n    {{\"tool_call_id\": \"0\", \"tool_name\": \"write_file\", \"parameters\": {args}}}\n]<|END_ACTION|>"
         ),
+        "deepseek_v41" => format!(
+            "{intro}\n\n<｜DSML｜ calls>\n<｜DSML｜ invoke name=\"write_file\">\n<｜DSML｜ parameter name=\"path\" string=\"true\">src/big.rs</｜DSML｜ parameter>\n<｜DSML｜ parameter name=\"content\" string=\"true\">{body}</｜DSML｜ parameter>\n</｜DSML｜ invoke>\n</｜DSML｜ calls>"
+        ),
+        "gigachat35" => format!(
+            "{intro}<｜GCML｜tool_calls><｜GCML｜invoke name=\"write_file\"><｜GCML｜parameter name=\"path\" string=\"true\">src/big.rs</｜GCML｜parameter><｜GCML｜parameter name=\"content\" string=\"true\">{body}</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>"
+        ),
+        "step3" => format!(
+            "{intro}<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name=\"write_file\"><steptml:parameter name=\"path\">src/big.rs</steptml:parameter><steptml:parameter name=\"content\">{body}</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>"
+        ),
+        "dots" => format!(
+            "{intro}<dots_function_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">src/big.rs</parameter>\n<parameter name=\"content\">{body}</parameter>\n</invoke>\n</dots_function_call>"
+        ),
+        "k2_horizon" => format!(
+            "{intro}<ifm|tool_calls>\n<ifm|tool_call>write_file\n<ifm|arg_key>path</ifm|arg_key>\n<ifm|arg_value>src/big.rs</ifm|arg_value>\n<ifm|arg_key>content</ifm|arg_key>\n<ifm|arg_type>string</ifm|arg_type>\n<ifm|arg_value>{body}</ifm|arg_value>\n</ifm|tool_call>\n</ifm|tool_calls>"
+        ),
+        "iquest_q1" => format!(
+            "{intro}<iquest_tool_call>write_file\n<arg_key>path</arg_key><arg_value>src/big.rs</arg_value>\n<arg_key>content</arg_key><arg_value>{body}</arg_value>\n</iquest_tool_call>"
+        ),
+        "hunyuan_a13b" => format!(
+            "{intro}<tool_calls>[{{\"name\": \"write_file\", \"arguments\": {args}}}]</tool_calls>"
+        ),
+        "ernie45" => format!(
+            "Plan the file.\n</think>\n\n<tool_call>\n{{\"name\": \"write_file\", \"arguments\": {args}}}\n</tool_call>"
+        ),
+        "internlm" => format!(
+            "{intro}<|action_start|><|plugin|>\n{{\"name\": \"write_file\", \"parameters\": {args}}}<|action_end|>"
+        ),
+        "gigachat3" => format!(
+            "{intro}<|message_sep|>\n\nfunction call<|role_sep|>\n{{\"name\": \"write_file\", \"arguments\": {args}}}</s>"
+        ),
+        "longcat" => format!(
+            "{intro}<longcat_tool_call>{{\"name\": \"write_file\", \"arguments\": {args}}}</longcat_tool_call>"
+        ),
+        "granite_20b_fc" => format!(
+            "{intro}<function_call> {{\"name\": \"write_file\", \"arguments\": {args}}}"
+        ),
         other => unreachable!("no long call written for {other}"),
     }
 }

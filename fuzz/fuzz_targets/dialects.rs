@@ -9,10 +9,11 @@ use actionstream::dialect::{Dialect, BUILTIN};
 use actionstream::{oracle, Config};
 use libfuzzer_sys::fuzz_target;
 
-/// The configuration bytes: the first picks the dialect (its remainder by
-/// the number of dialects), the second the options (its low four bits): 1
-/// argument deltas, 2 reasoning open, 4 a second dialect, 8 calls in
-/// reasoning; 14 and 15 also a small block limit.
+/// The two configuration bytes: the first picks the dialect (its
+/// remainder by the number of built-ins, so every one is reached with every
+/// option set), the second the options (its low four bits): 1 argument
+/// deltas, 2 reasoning open, 4 a second dialect, 8 calls in reasoning; 14
+/// and 15 also a small block limit.
 fn config(pick: u8, mode: u8) -> Config {
     let first = usize::from(pick) % BUILTIN.len();
     let mode = mode & 15;

@@ -6,8 +6,8 @@ fence, a tag or a brace) becomes a seed: for `chunks` and `bytes` behind
 three bytes (configuration, cut seed), for `json_scan` the JSON between a
 fence opener and closer behind one byte. For `dialects`, each model output
 of tests/data/dialects/<dialect>/ behind two configuration bytes that pick
-its dialect and one of a few option sets, and the string literals of the
-dialect tests behind the bytes of each dialect they name. Run from fuzz/:
+its dialect and an option set, and the string literals of the dialect
+tests behind the bytes of each dialect they name. Run from fuzz/:
     python3 seeds/make_seeds.py
 """
 import glob
@@ -62,17 +62,19 @@ def write(target, data):
         f.write(data)
 
 
-# The built-in dialects in the order of `actionstream::dialect::BUILTIN`,
-# read from its source.
-def builtin_names():
+def builtin_dialects():
+    """The built-in dialects in the order of `actionstream::dialect::BUILTIN`,
+    read from its source so that a dialect added there gets seeds."""
     src = open(os.path.join(TESTS, "..", "src", "dialect", "builtin.rs"), encoding="utf-8").read()
-    body = re.search(r"pub const BUILTIN: \[&str; \d+\] = \[(.*?)\];", src, re.S).group(1)
-    return re.findall(r'"([a-z0-9_]+)"', body)
+    table = src[src.index("pub const BUILTIN"):]
+    table = table[: table.index("];")]
+    return re.findall(r'^\s*"([a-z0-9_]+)",', table, re.M)
 
 
-DIALECTS = builtin_names()
-# Option sets of the options byte: none, argument deltas, reasoning open,
-# deltas with calls in reasoning, a second dialect, a small block limit.
+DIALECTS = builtin_dialects()
+# Option sets of the second configuration byte: none, argument deltas,
+# reasoning open, deltas with calls in reasoning, a second dialect, a small
+# block limit.
 MODES = [0, 1, 2, 9, 5, 14]
 
 

@@ -169,8 +169,11 @@ class Parser:
     form), ``schema`` (action names to JSON Schemas, or one union),
     ``strict``, ``max_block_bytes``, ``argument_deltas``, ``action_deltas``,
     ``reasoning_open``, ``calls_in_reasoning``, ``fence_tags``, ``xml_tags``,
-    ``discriminators``. Bad options raise ``ValueError`` with the CLI's
-    message.
+    ``discriminators``. ``reasoning_open=None`` (the default) lets ``model``
+    decide (on for DeepSeek-R1, Qwen3 ``*-Thinking-2507``, Olmo 3 Think and
+    the other families whose template opens reasoning); ``False`` is the
+    CLI's ``--no-reasoning-open``. Bad options raise ``ValueError`` with the
+    CLI's message.
     """
 
     def __new__(
@@ -184,7 +187,7 @@ class Parser:
         max_block_bytes: Optional[int] = None,
         argument_deltas: bool = False,
         action_deltas: bool = False,
-        reasoning_open: bool = False,
+        reasoning_open: Optional[bool] = None,
         calls_in_reasoning: bool = False,
         fence_tags: Optional[list[str]] = None,
         xml_tags: Optional[list[str]] = None,
@@ -219,7 +222,7 @@ class SseParser:
         max_block_bytes: Optional[int] = None,
         argument_deltas: bool = False,
         action_deltas: bool = False,
-        reasoning_open: bool = False,
+        reasoning_open: Optional[bool] = None,
         calls_in_reasoning: bool = False,
         fence_tags: Optional[list[str]] = None,
         xml_tags: Optional[list[str]] = None,

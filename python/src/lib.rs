@@ -570,7 +570,8 @@ struct Options {
     max_block_bytes: Option<usize>,
     argument_deltas: bool,
     action_deltas: bool,
-    reasoning_open: bool,
+    /// Unset: as the model's family has it.
+    reasoning_open: Option<bool>,
     calls_in_reasoning: bool,
     fence_tags: Vec<String>,
     xml_tags: Vec<String>,
@@ -631,7 +632,7 @@ impl Options {
             dialects: self.dialects,
             model: self.model,
             tools,
-            reasoning_open: self.reasoning_open.then_some(true),
+            reasoning_open: self.reasoning_open,
             calls_in_reasoning: self.calls_in_reasoning.then_some(true),
             ..ParserSettings::default()
         };
@@ -669,7 +670,7 @@ impl Options {
                 // `None` is each option's default.
                 match key.as_str() {
                     "dialects" | "model" | "tools" | "schema" | "max_block_bytes"
-                    | "fence_tags" | "xml_tags" | "discriminators" => continue,
+                    | "reasoning_open" | "fence_tags" | "xml_tags" | "discriminators" => continue,
                     _ => {}
                 }
             }
@@ -683,7 +684,7 @@ impl Options {
                 "max_block_bytes" => o.max_block_bytes = Some(arg(&key, v)?),
                 "argument_deltas" => o.argument_deltas = arg(&key, v)?,
                 "action_deltas" => o.action_deltas = arg(&key, v)?,
-                "reasoning_open" => o.reasoning_open = arg(&key, v)?,
+                "reasoning_open" => o.reasoning_open = Some(arg(&key, v)?),
                 "calls_in_reasoning" => o.calls_in_reasoning = arg(&key, v)?,
                 "fence_tags" => o.fence_tags = arg(&key, v)?,
                 "xml_tags" => o.xml_tags = arg(&key, v)?,

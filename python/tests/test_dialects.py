@@ -9,9 +9,9 @@ EXAMPLES = ROOT / "examples/responses/dialects"
 PEER_INPUTS = sorted((ROOT / "tests/data/dialects").glob("*/*.txt"))
 
 
-def test_the_seventeen_dialects_each_have_an_example():
+def test_every_dialect_has_an_example():
     names = sorted(actionstream.dialects())
-    assert len(names) == 17
+    assert len(names) == len(set(names)) >= 29
     assert names == sorted(p.stem for p in EXAMPLES.glob("*.txt"))
 
 
@@ -69,3 +69,21 @@ def test_reasoning_open_and_argument_deltas():
     deltas = [e for e in events if e["event"] == "arguments_delta"]
     assert "".join(d["json"] for d in deltas) == '{"body":"a long text"}'
     assert events[-1]["arguments"] == {"body": "a long text"}
+
+
+def test_a_model_opens_reasoning_by_its_family(tmp_path):
+    # Qwen3 *-Thinking-2507's template ends the prompt inside `<think>`.
+    model = "Qwen/Qwen3-235B-A22B-Thinking-2507"
+    text = 'Check the weather first.</think>\n<tool_call>{"name": "get_weather", "arguments": {"city": "Oslo"}}</tool_call>'
+    events = check_every_chunking(text, model=model)
+    assert events[0] == {"event": "reasoning", "text": "Check the weather first."}
+    assert events[-1]["name"] == "get_weather"
+    # `reasoning_open=False` is the CLI's `--no-reasoning-open`.
+    off = check_every_chunking(text, model=model, reasoning_open=False)
+    assert off[0] == {"event": "narrative", "text": "Check the weather first.</think>\n"}
+    path = tmp_path / "thinking.txt"
+    path.write_text(text, encoding="utf-8")
+    for flags, events in (([], events), (["--no-reasoning-open"], off)):
+        code, lines, stderr = cli("parse", "--model", model, *flags, str(path))
+        assert code == 0, stderr
+        same_lines(events, merged(lines))

@@ -1,11 +1,11 @@
-//! The seventeen built-in dialects of the contract's section 7, markers
+//! The built-in dialects of the contract's sections 7 and 7b, markers
 //! exact. Where a model's real output differs from the contract's table,
 //! the difference is noted beside the dialect (and in `tests/data/dialects`).
 
 use super::{Attributes, Calls, Dialect, Enclosure, KeyEnd, Section, ValueKind};
 
 /// The names of the built-in dialects, in the contract's order.
-pub const BUILTIN: [&str; 24] = [
+pub const BUILTIN: [&str; 36] = [
     "hermes",
     "qwen3_coder",
     "seed_oss",
@@ -23,7 +23,20 @@ pub const BUILTIN: [&str; 24] = [
     "granite",
     "jamba",
     "phi4_mini",
-    // The new call forms (contract, section 7b).
+    // Section 7b: the formats the existing descriptor fields read.
+    "deepseek_v41",
+    "hunyuan_a13b",
+    "step3",
+    "ernie45",
+    "internlm",
+    "gigachat3",
+    "gigachat35",
+    "longcat",
+    "dots",
+    "k2_horizon",
+    "iquest_q1",
+    "granite_20b_fc",
+    // Section 7b: the new call forms.
     "kimi_k3",
     "minimax_m3",
     "gemma4",
@@ -84,6 +97,7 @@ fn qwen_params() -> Calls {
         value_end: s("</parameter>"),
         end: Some(s("</function>")),
         trim_line_endings: true,
+        value_type: None,
         attributes: None,
         cdata: false,
     }
@@ -105,6 +119,66 @@ fn dialect(name: &str) -> Dialect {
         first: Vec::new(),
         harmony: false,
         leading: Vec::new(),
+        calls_end_reasoning: false,
+    }
+}
+
+/// DSML parameters as DeepSeek V3.2 writes them, with `tag` between `<`
+/// (or `</`) and each tag's name (`｜DSML｜`, `｜DSML｜ `, `｜GCML｜`).
+fn dsml_params(tag: &str) -> Calls {
+    Calls::Params {
+        call: format!("<{tag}invoke name=\""),
+        name_end: strings(&["\">"]),
+        key: format!("<{tag}parameter name=\""),
+        key_end: vec![
+            key_end("\" string=\"true\">", ValueKind::String),
+            key_end("\" string=\"false\">", ValueKind::Json),
+            key_end("\">", ValueKind::Typed),
+        ],
+        value: None,
+        value_end: format!("</{tag}parameter>"),
+        end: Some(format!("</{tag}invoke>")),
+        trim_line_endings: false,
+        value_type: None,
+        attributes: None,
+        cdata: false,
+    }
+}
+
+/// GLM's parameters: `N<arg_key>K</arg_key><arg_value>V</arg_value>…`
+/// (the name follows the section opener).
+fn glm_params() -> Calls {
+    Calls::Params {
+        call: String::new(),
+        name_end: Vec::new(),
+        key: s("<arg_key>"),
+        key_end: vec![key_end("</arg_key>", ValueKind::Typed)],
+        value: Some(s("<arg_value>")),
+        value_end: s("</arg_value>"),
+        end: None,
+        trim_line_endings: false,
+        value_type: None,
+        attributes: None,
+        cdata: false,
+    }
+}
+
+/// `<invoke name="N"><parameter name="K">V</parameter>…</invoke>` with
+/// `prefix` before each tag's name (MiniMax-M2, dots: none; Step-3:
+/// `steptml:`).
+fn invoke_params(prefix: &str) -> Calls {
+    Calls::Params {
+        call: format!("<{prefix}invoke name=\""),
+        name_end: strings(&["\">"]),
+        key: format!("<{prefix}parameter name=\""),
+        key_end: vec![key_end("\">", ValueKind::Typed)],
+        value: None,
+        value_end: format!("</{prefix}parameter>"),
+        end: Some(format!("</{prefix}invoke>")),
+        trim_line_endings: false,
+        value_type: None,
+        attributes: None,
+        cdata: false,
     }
 }
 
@@ -114,6 +188,7 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
     match name {
         "hermes" => {
             d.reasoning = think();
+            d.calls_end_reasoning = true;
             d.sections = vec![section(
                 "<tool_call>",
                 Some("</tool_call>"),
@@ -122,6 +197,7 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
         }
         "qwen3_coder" => {
             d.reasoning = think();
+            d.calls_end_reasoning = true;
             d.sections = vec![section(
                 "<tool_call>",
                 Some("</tool_call>"),
@@ -138,21 +214,11 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
         }
         "glm" => {
             d.reasoning = think();
+            d.calls_end_reasoning = true;
             d.sections = vec![section(
                 "<tool_call>",
                 Some("</tool_call>"),
-                vec![Calls::Params {
-                    call: String::new(),
-                    name_end: Vec::new(),
-                    key: s("<arg_key>"),
-                    key_end: vec![key_end("</arg_key>", ValueKind::Typed)],
-                    value: Some(s("<arg_value>")),
-                    value_end: s("</arg_value>"),
-                    end: None,
-                    trim_line_endings: false,
-                    attributes: None,
-                    cdata: false,
-                }],
+                vec![glm_params()],
             )];
         }
         "minimax_m2" => {
@@ -160,18 +226,7 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
             d.sections = vec![section(
                 "<minimax:tool_call>",
                 Some("</minimax:tool_call>"),
-                vec![Calls::Params {
-                    call: s("<invoke name=\""),
-                    name_end: strings(&["\">"]),
-                    key: s("<parameter name=\""),
-                    key_end: vec![key_end("\">", ValueKind::Typed)],
-                    value: None,
-                    value_end: s("</parameter>"),
-                    end: Some(s("</invoke>")),
-                    trim_line_endings: false,
-                    attributes: None,
-                    cdata: false,
-                }],
+                vec![invoke_params("")],
             )];
         }
         "mistral" => {
@@ -280,22 +335,8 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
         }
         "deepseek_v32" => {
             d.reasoning = think();
-            let params = Calls::Params {
-                call: s("<｜DSML｜invoke name=\""),
-                name_end: strings(&["\">"]),
-                key: s("<｜DSML｜parameter name=\""),
-                key_end: vec![
-                    key_end("\" string=\"true\">", ValueKind::String),
-                    key_end("\" string=\"false\">", ValueKind::Json),
-                    key_end("\">", ValueKind::Typed),
-                ],
-                value: None,
-                value_end: s("</｜DSML｜parameter>"),
-                end: Some(s("</｜DSML｜invoke>")),
-                trim_line_endings: false,
-                attributes: None,
-                cdata: false,
-            };
+            d.calls_end_reasoning = true;
+            let params = dsml_params("｜DSML｜");
             d.sections = vec![
                 section(
                     "<｜DSML｜function_calls>",
@@ -310,7 +351,12 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
             ];
         }
         "kimi_k2" => {
-            d.reasoning = think();
+            // Kimi k1.5 and Kimi-VL thinking write `◁think▷`.
+            d.reasoning = vec![
+                enclose("<think>", "</think>"),
+                enclose("◁think▷", "◁/think▷"),
+            ];
+            d.calls_end_reasoning = true;
             d.sections = vec![section(
                 "<|tool_calls_section_begin|>",
                 Some("<|tool_calls_section_end|>"),
@@ -349,7 +395,12 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
             )];
         }
         "granite" => {
-            d.reasoning = think();
+            // Granite 3.2 writes its reasoning between plain-text markers.
+            d.reasoning = vec![
+                enclose("<think>", "</think>"),
+                enclose("Here is my thought process:", "Here is my response:"),
+                enclose("Here's my thought process:", "Here's my response:"),
+            ];
             d.ignore = strings(&["<response>", "</response>"]);
             d.sections = vec![
                 section("<|tool_call|>", None, vec![json_calls()]),
@@ -368,6 +419,131 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                 section("<|tool_call|>", Some("<|/tool_call|>"), vec![json_calls()]),
                 section("functools", None, vec![json_calls()]),
             ];
+        }
+        "deepseek_v41" => {
+            // A space after `｜DSML｜`: the unspaced V4 spelling is not a
+            // V4.1 call.
+            d.reasoning = think();
+            d.calls_end_reasoning = true;
+            d.sections = vec![section(
+                "<｜DSML｜ calls>",
+                Some("</｜DSML｜ calls>"),
+                vec![dsml_params("｜DSML｜ ")],
+            )];
+        }
+        "hunyuan_a13b" => {
+            d.reasoning = think();
+            d.ignore = strings(&["<answer>", "</answer>"]);
+            d.sections = vec![section(
+                "<tool_calls>",
+                Some("</tool_calls>"),
+                vec![json_calls()],
+            )];
+        }
+        "step3" => {
+            // vLLM's test writes no `function<｜tool_sep｜>` before the
+            // invoke, and `<｜tool_sep｜>` between calls: text between a
+            // call's end and the next call marker is part of the block.
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<｜tool_calls_begin｜>",
+                Some("<｜tool_calls_end｜>"),
+                vec![invoke_params("steptml:")],
+            )];
+        }
+        "ernie45" => {
+            d.reasoning = think();
+            d.ignore = strings(&["<response>", "</response>"]);
+            d.sections = vec![section(
+                "<tool_call>",
+                Some("</tool_call>"),
+                vec![json_calls()],
+            )];
+        }
+        "internlm" => {
+            // `<|action_start|>` (with or without a space before
+            // `<|plugin|>`) stands outside the block; `<|plugin|>` opens it.
+            d.ignore = strings(&["<|action_start|>"]);
+            d.sections = vec![section(
+                "<|plugin|>",
+                Some("<|action_end|>"),
+                vec![json_calls()],
+            )];
+        }
+        "gigachat3" => {
+            // `<|message_sep|>` before the header may be missing (a response
+            // that starts with the call); `</s>` ends the turn.
+            d.ignore = strings(&["<|message_sep|>", "</s>"]);
+            let mut header = section("function call<|role_sep|>", None, vec![json_calls()]);
+            header.trailer = strings(&["</s>"]);
+            let mut token = section("<|function_call|>", None, vec![json_calls()]);
+            token.trailer = strings(&["</s>"]);
+            d.sections = vec![header, token];
+        }
+        "gigachat35" => {
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<｜GCML｜tool_calls>",
+                Some("</｜GCML｜tool_calls>"),
+                vec![dsml_params("｜GCML｜")],
+            )];
+        }
+        "longcat" => {
+            d.sections = vec![section(
+                "<longcat_tool_call>",
+                Some("</longcat_tool_call>"),
+                vec![json_calls()],
+            )];
+        }
+        "dots" => {
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<dots_function_call>",
+                Some("</dots_function_call>"),
+                vec![json_calls(), invoke_params("")],
+            )];
+        }
+        "k2_horizon" => {
+            d.reasoning = vec![
+                enclose("<ifm|think>", "</ifm|think>"),
+                enclose("<ifm|think_fast>", "</ifm|think_fast>"),
+                enclose("<ifm|think_faster>", "</ifm|think_faster>"),
+            ];
+            // Each `<ifm|tool_call>` is a block of its own, written with or
+            // without the `<ifm|tool_calls>` wrapper (which stands outside
+            // the blocks), with a GLM-like body or a JSON one.
+            d.ignore = strings(&["<ifm|tool_calls>", "</ifm|tool_calls>"]);
+            d.sections = vec![section(
+                "<ifm|tool_call>",
+                Some("</ifm|tool_call>"),
+                vec![
+                    json_calls(),
+                    Calls::Params {
+                        call: String::new(),
+                        name_end: Vec::new(),
+                        key: s("<ifm|arg_key>"),
+                        key_end: vec![key_end("</ifm|arg_key>", ValueKind::Typed)],
+                        value: Some(s("<ifm|arg_value>")),
+                        value_end: s("</ifm|arg_value>"),
+                        end: None,
+                        trim_line_endings: false,
+                        value_type: Some(enclose("<ifm|arg_type>", "</ifm|arg_type>")),
+                        attributes: None,
+                        cdata: false,
+                    },
+                ],
+            )];
+        }
+        "iquest_q1" => {
+            d.reasoning = think();
+            d.sections = vec![section(
+                "<iquest_tool_call>",
+                Some("</iquest_tool_call>"),
+                vec![glm_params()],
+            )];
+        }
+        "granite_20b_fc" => {
+            d.sections = vec![section("<function_call>", None, vec![json_calls()])];
         }
         _ => return new_forms(name, d),
     }
@@ -400,6 +576,7 @@ fn new_forms(name: &str, mut d: Dialect) -> Option<Dialect> {
                     value_end: s("<|close|>argument<|sep|>"),
                     end: Some(s("<|close|>call<|sep|>")),
                     trim_line_endings: false,
+                    value_type: None,
                     attributes: Some(Attributes {
                         name: s("tool"),
                         id: Some(s("index")),
@@ -496,6 +673,7 @@ fn new_forms(name: &str, mut d: Dialect) -> Option<Dialect> {
                     value_end: s("</param>"),
                     end: None,
                     trim_line_endings: false,
+                    value_type: None,
                     attributes: None,
                     cdata: true,
                 }],

@@ -28,6 +28,9 @@ pub(crate) enum Inner {
     Close,
     /// Opens section `i` (with `calls_in_reasoning`).
     Section(usize),
+    /// Opens section `i` and ends the reasoning (a dialect whose
+    /// `calls_end_reasoning` is on).
+    Ends(usize),
     /// Begins a harmony message header: the reasoning ends.
     Header,
 }
@@ -82,8 +85,11 @@ pub(crate) enum Form {
         params: Roles<ParamMark>,
         key_end: Roles<usize>,
         key_ends: Vec<KeyEnd>,
-        /// The marker before a value, with what may come instead of it.
+        /// The marker before a value, with what may come instead of it
+        /// (and the opener of its type, where the form writes one).
         value: Option<Roles<ParamMark>>,
+        /// The marker that ends a value's type.
+        type_close: Option<MarkerSet>,
         value_end: MarkerSet,
         trim: bool,
         /// The bytes that end the fast lane through a value (see
@@ -155,6 +161,8 @@ pub(crate) enum ParamMark {
     NameEnd,
     /// The marker before a value (GLM's `<arg_value>`).
     Value,
+    /// The marker before a value's type (K2 Horizon's `<ifm|arg_type>`).
+    Type,
     Key,
     End,
     Close,
@@ -202,6 +210,11 @@ pub(crate) struct Compiled {
     pub(crate) enclosures: Vec<Roles<Inner>>,
     /// Closes any reasoning: for a response that starts inside it.
     pub(crate) any_close: Roles<Inner>,
+    /// The closers of each enclosure, by index (what may follow a call
+    /// that ended reasoning, as a marker).
+    pub(crate) closes: Vec<Vec<String>>,
+    /// Every closer (for reasoning the response started in).
+    pub(crate) all_closes: Vec<String>,
     pub(crate) sections: Vec<SectionC>,
     /// `(section, form)` read when the response starts with `{`.
     pub(crate) first_json: Option<usize>,
@@ -287,7 +300,9 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             trim_line_endings,
             attributes,
             cdata,
+            value_type,
         } => {
+            let value_type = value_type.as_ref().filter(|_| value.is_some());
             let mut tail = vec![(key.clone(), ParamMark::Key)];
             if let Some(e) = end {
                 tail.push((e.clone(), ParamMark::End));
@@ -314,9 +329,13 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
                 key_ends: key_end.clone(),
                 value: value.as_ref().map(|m| {
                     let mut pairs = vec![(m.clone(), ParamMark::Value)];
+                    if let Some(t) = value_type {
+                        pairs.push((t.open.clone(), ParamMark::Type));
+                    }
                     pairs.extend(tail.iter().cloned());
                     Roles::new(pairs)
                 }),
+                type_close: value_type.map(|t| MarkerSet::new(&[t.close.as_str()])),
                 value_end: MarkerSet::new(&[value_end.as_str()]),
                 trim: *trim_line_endings,
                 stops: stops_of(value_end, sec_close, *trim_line_endings),
@@ -529,7 +548,27 @@ impl Compiled {
         } else {
             Vec::new()
         };
-        let reasoning_set = |closes: Vec<String>, headers: bool| {
+        // The openers of the sections of dialects whose calls end their
+        // reasoning, by dialect.
+        let ending: Vec<(usize, String, Inner)> = sections
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.open.is_empty())
+            .filter(|(_, s)| {
+                dialects
+                    .get(s.dialect)
+                    .is_some_and(|d| d.calls_end_reasoning)
+            })
+            .map(|(i, s)| (s.dialect, s.open.clone(), Inner::Ends(i)))
+            .collect();
+        let ending_opens = |of: &dyn Fn(usize) -> bool| -> Vec<(String, Inner)> {
+            ending
+                .iter()
+                .filter(|(d, _, _)| of(*d))
+                .map(|(_, m, r)| (m.clone(), *r))
+                .collect()
+        };
+        let reasoning_set = |closes: Vec<String>, headers: bool, ending: Vec<(String, Inner)>| {
             let mut pairs: Vec<(String, Inner)> =
                 closes.into_iter().map(|c| (c, Inner::Close)).collect();
             if headers {
@@ -540,13 +579,18 @@ impl Compiled {
                 );
             }
             pairs.extend(section_opens.iter().cloned());
+            pairs.extend(ending);
             let mut seen = std::collections::HashSet::new();
             pairs.retain(|(m, _)| seen.insert(m.clone()));
             Roles::new(pairs)
         };
         let mut enclosures: Vec<Roles<Inner>> = enclosures_raw
             .iter()
-            .map(|(_, c)| reasoning_set(vec![c.clone()], false))
+            .map(|(di, c)| reasoning_set(vec![c.clone()], false, ending_opens(&|d| d == *di)))
+            .collect();
+        let closes: Vec<Vec<String>> = enclosures_raw
+            .iter()
+            .map(|(_, c)| vec![c.clone()])
             .collect();
         let mut all_closes: Vec<String> = enclosures_raw.iter().map(|(_, c)| c.clone()).collect();
         let harmony = harmony_dialect.map(|di| {
@@ -554,6 +598,7 @@ impl Compiled {
             enclosures.push(reasoning_set(
                 HARMONY_ENDS.iter().map(|m| (*m).to_owned()).collect(),
                 true,
+                Vec::new(),
             ));
             all_closes.extend(HARMONY_ENDS.iter().map(|m| (*m).to_owned()));
             let idx = sections.len();
@@ -573,12 +618,19 @@ impl Compiled {
                 analysis,
             }
         });
-        let any_close = reasoning_set(all_closes, harmony.is_some());
+        all_closes.dedup();
+        let any_close = reasoning_set(
+            all_closes.clone(),
+            harmony.is_some(),
+            ending_opens(&|_| true),
+        );
         Compiled {
             dialects: dialects.to_vec(),
             outer: Roles::new(outer),
             enclosures,
             any_close,
+            closes,
+            all_closes,
             sections,
             first_json,
             first_list,

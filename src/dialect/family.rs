@@ -26,39 +26,61 @@ static FAMILIES: &[(&str, &[&str])] = &[
     ("Hermes 2 Pro / 3 / 4", &["hermes"]),
     ("DeepSeek V3 / R1", &["deepseek_v3"]),
     ("DeepSeek V3.1", &["deepseek_v31"]),
-    ("DeepSeek V3.2+", &["deepseek_v32"]),
+    ("DeepSeek V4.1+", &["deepseek_v41"]),
+    ("DeepSeek V3.2 / V4", &["deepseek_v32"]),
     ("Qwen3-Coder", &["qwen3_coder"]),
     ("Qwen3.5+", &["qwen3_coder"]),
     ("Qwen2.5 / Qwen3", &["hermes"]),
     ("Nemotron 3", &["qwen3_coder"]),
     ("Seed-OSS", &["seed_oss"]),
-    ("GLM-4.5 / 4.6 / 4.7", &["glm"]),
+    ("GLM-4.5 / 4.6 / 4.7 / 5.x", &["glm"]),
+    ("Ling 3", &["glm"]),
+    ("Poolside Laguna", &["glm"]),
+    ("Spark 2.5", &["glm"]),
     ("MiniMax-M2", &["minimax_m2"]),
+    ("MiniMax-M3", &["minimax_m3"]),
     (
         "Mistral / Mixtral / Magistral / Devstral / Ministral",
         &["mistral"],
     ),
     ("FireFunction v2", &["phi4_mini"]),
+    ("xLAM", &["xlam"]),
     ("Llama 3.2 1B / 3B", &["llama3", "pythonic"]),
     ("Llama 3.1 / 3.2 / 3.3", &["llama3"]),
     ("Llama 4", &["pythonic"]),
     ("Olmo 3", &["pythonic"]),
     ("LFM2", &["pythonic"]),
     ("Kimi K2", &["kimi_k2"]),
+    ("Kimi K3", &["kimi_k3"]),
     ("gpt-oss", &["gpt_oss"]),
     ("Command R7B / Command A", &["cohere"]),
+    ("granite-20b-functioncalling", &["granite_20b_fc"]),
     ("Granite 3.x", &["granite"]),
+    ("Granite 4.2+", &["qwen3_coder"]),
     ("Granite 4", &["hermes"]),
     ("Jamba", &["jamba"]),
-    ("Hunyuan", &["jamba"]),
+    ("Hy3 / HY v4", &["hunyuan"]),
+    ("Hunyuan-A13B", &["hunyuan_a13b"]),
     ("Phi-4-mini", &["phi4_mini"]),
-    ("Kimi K3", &["kimi_k3"]),
-    ("MiniMax-M3", &["minimax_m3"]),
-    ("FunctionGemma", &["function_gemma"]),
+    ("Step-3.5+", &["qwen3_coder"]),
+    ("Step-3", &["step3"]),
+    ("MiMo", &["qwen3_coder"]),
+    ("Arcee Trinity", &["hermes"]),
+    ("ERNIE 4.5", &["ernie45"]),
+    ("InternLM2 / 3, Intern-S1", &["internlm"]),
+    ("GigaChat 3.5", &["gigachat35"]),
+    ("GigaChat 3", &["gigachat3"]),
+    ("LongCat-Flash", &["longcat"]),
+    ("dots.llm", &["dots"]),
+    ("K2 Horizon", &["k2_horizon"]),
+    ("IQuest Q1", &["iquest_q1"]),
     ("Gemma 4", &["gemma4"]),
-    ("Apertus", &["apertus"]),
-    ("xLAM", &["xlam"]),
+    ("FunctionGemma", &["function_gemma"]),
+    ("Muse Glimmer", &["muse_glimmer"]),
+    ("Inkling", &["inkling"]),
     ("MiniCPM5", &["minicpm5"]),
+    ("Apertus", &["apertus"]),
+    ("Functionary v3.2", &["functionary_v32"]),
 ];
 
 /// Whether an id is of the family at the same place in [`FAMILIES`].
@@ -88,11 +110,17 @@ static MATCHES: &[fn(&Id) -> bool] = &[
             .iter()
             .any(|v| v.major == 3 && v.minor == Some(1))
     },
-    // DeepSeek V3.2 and later.
+    // DeepSeek V4.1 and later: DSML with a space after `｜DSML｜`.
     |id| {
         id.versions("deepseek-v")
             .iter()
-            .any(|v| (v.major == 3 && v.minor.unwrap_or(0) >= 2) || v.major >= 4)
+            .any(|v| (v.major == 4 && v.minor.unwrap_or(0) >= 1) || v.major >= 5)
+    },
+    // DeepSeek V3.2 and V4.
+    |id| {
+        id.versions("deepseek-v")
+            .iter()
+            .any(|v| (v.major == 3 && v.minor.unwrap_or(0) >= 2) || v.major == 4)
     },
     // Qwen3-Coder.
     |id| {
@@ -121,19 +149,31 @@ static MATCHES: &[fn(&Id) -> bool] = &[
             .any(|v| v.major == 3 && v.minor.is_none())
     },
     |id| id.word("seed-oss"),
-    // GLM-4.5, 4.6, 4.7.
+    // GLM-4.5, 4.6, 4.7 and GLM-5.x (which the peers serve with the
+    // GLM-4.7 parser).
     |id| {
         id.versions("glm")
             .iter()
-            .any(|v| v.major == 4 && matches!(v.minor, Some(5..=7)))
+            .any(|v| (v.major == 4 && matches!(v.minor, Some(5..=7))) || v.major == 5)
+    },
+    // Ling 3 (Bailing V3).
+    |id| id.versions("ling").iter().any(|v| v.major == 3),
+    |id| id.word("laguna"),
+    |id| {
+        id.versions("spark")
+            .iter()
+            .any(|v| v.major == 2 && v.minor == Some(5))
     },
     |id| id.versions("minimax-m").iter().any(|v| v.major == 2),
+    |id| id.versions("minimax-m").iter().any(|v| v.major == 3),
     |id| {
         ["mistral", "mixtral", "magistral", "devstral", "ministral"]
             .iter()
             .any(|w| id.word(w))
     },
     |id| id.versions("firefunction-v").iter().any(|v| v.major == 2),
+    // xLAM (before Llama: `Llama-xLAM-2-8b-fc-r`).
+    |id| id.word("xlam"),
     // Llama 3.2 1B and 3B (11B and 90B are the vision models, which write
     // Llama 3.1's JSON).
     |id| {
@@ -156,23 +196,108 @@ static MATCHES: &[fn(&Id) -> bool] = &[
     |id| id.versions("olmo").iter().any(|v| v.major == 3),
     |id| id.versions("lfm").iter().any(|v| v.major == 2),
     |id| id.versions("kimi-k").iter().any(|v| v.major == 2),
+    |id| id.versions("kimi-k").iter().any(|v| v.major == 3),
     |id| id.word("gpt-oss"),
     |id| id.word("command-r7b") || id.word("command-a"),
+    |id| id.word("granite-20b-functioncalling"),
     |id| id.versions("granite").iter().any(|v| v.major == 3),
+    // Granite 4.2 and later write Nemotron 3's calls and `<think>`.
+    |id| {
+        id.versions("granite")
+            .iter()
+            .any(|v| v.major == 4 && v.minor.unwrap_or(0) >= 2)
+    },
     |id| id.versions("granite").iter().any(|v| v.major == 4),
     |id| id.word("jamba"),
+    // Tencent Hy3 and HY v4.
+    |id| id.word("hy3") || id.versions("hy-v").iter().any(|v| v.major >= 3),
+    // Hunyuan-A13B (and the other Hunyuan chat models of its template).
     |id| id.word("hunyuan"),
     |id| id.word("phi-4-mini"),
-    |id| id.versions("kimi-k").iter().any(|v| v.major == 3),
-    |id| id.versions("minimax-m").iter().any(|v| v.major == 3),
-    |id| id.word("functiongemma"),
+    // Step-3.5 writes Qwen3-Coder's calls; Step-3 its own.
     |id| {
-        id.versions("gemma-").iter().any(|v| v.major == 4)
-            || id.versions("gemma").iter().any(|v| v.major == 4)
+        id.versions("step")
+            .iter()
+            .any(|v| v.major == 3 && v.minor.unwrap_or(0) >= 5)
     },
-    |id| id.word("apertus"),
-    |id| id.word("xlam"),
+    |id| {
+        id.versions("step")
+            .iter()
+            .any(|v| v.major == 3 && v.minor.unwrap_or(0) == 0)
+    },
+    |id| id.word("mimo"),
+    |id| id.word("trinity"),
+    |id| {
+        id.versions("ernie")
+            .iter()
+            .any(|v| v.major == 4 && v.minor == Some(5))
+    },
+    |id| {
+        id.versions("internlm")
+            .iter()
+            .any(|v| v.major == 2 || v.major == 3)
+            || id.word("intern-s1")
+    },
+    |id| {
+        id.versions("gigachat")
+            .iter()
+            .any(|v| v.major == 3 && v.minor == Some(5))
+    },
+    |id| id.versions("gigachat").iter().any(|v| v.major == 3),
+    |id| id.word("longcat"),
+    |id| id.word("dots"),
+    |id| id.word("k2-horizon") || id.versions("k2-v").iter().any(|v| v.major == 3),
+    |id| id.word("iquest-q1"),
+    |id| id.versions("gemma").iter().any(|v| v.major == 4),
+    |id| id.word("functiongemma"),
+    |id| id.word("muse-glimmer"),
+    |id| id.word("inkling"),
     |id| id.versions("minicpm").iter().any(|v| v.major == 5),
+    |id| id.word("apertus"),
+    |id| id.word("functionary"),
+];
+
+/// The families whose chat template ends the prompt inside reasoning, so
+/// that the response starts in it (`--model` turns `reasoning_open` on for
+/// them), each as shown to users.
+/// A test of a model id: whether it is of one family.
+type Matches = fn(&Id) -> bool;
+
+static REASONING_OPEN: &[(&str, Matches)] = &[
+    ("DeepSeek-R1 and its distills", |id| {
+        id.versions("deepseek-r").iter().any(|v| v.major == 1)
+    }),
+    ("Qwen3 *-Thinking-2507", |id| {
+        id.versions("qwen").iter().any(|v| v.major == 3) && id.word("thinking-2507")
+    }),
+    ("Olmo 3 Think", |id| {
+        id.versions("olmo").iter().any(|v| v.major == 3) && id.word("think")
+    }),
+    ("Step-3", |id| {
+        id.versions("step")
+            .iter()
+            .any(|v| v.major == 3 && v.minor.unwrap_or(0) == 0)
+    }),
+    ("ERNIE 4.5 Thinking", |id| {
+        id.versions("ernie")
+            .iter()
+            .any(|v| v.major == 4 && v.minor == Some(5))
+            && id.word("thinking")
+    }),
+    ("Ling 3", |id| {
+        id.versions("ling").iter().any(|v| v.major == 3)
+    }),
+    ("MiniMax-M2", |id| {
+        id.versions("minimax-m").iter().any(|v| v.major == 2)
+    }),
+    ("GigaChat 3.5", |id| {
+        id.versions("gigachat")
+            .iter()
+            .any(|v| v.major == 3 && v.minor == Some(5))
+    }),
+    ("HY v4", |id| {
+        id.versions("hy-v").iter().any(|v| v.major == 4)
+    }),
 ];
 
 /// The model families `--model` knows, in the order they are tried: each
@@ -223,6 +348,35 @@ pub fn dialects_for_model(id: &str) -> Result<Vec<&'static str>, String> {
                 list.join(", ")
             )
         })
+}
+
+/// Whether a response of the model `id` starts inside reasoning: its
+/// family's chat template ends the prompt inside it (DeepSeek-R1, Qwen3
+/// `*-Thinking-2507`, Olmo 3 Think, …: [`reasoning_open_families`]).
+/// `--model` turns [`Config::reasoning_open`](crate::Config::reasoning_open)
+/// on for these unless told otherwise.
+///
+/// ```
+/// use actionstream::dialect::family::reasoning_opens;
+///
+/// assert!(reasoning_opens("deepseek-ai/DeepSeek-R1-Distill-Qwen-32B"));
+/// assert!(reasoning_opens("Qwen/Qwen3-235B-A22B-Thinking-2507"));
+/// assert!(!reasoning_opens("Qwen/Qwen3-235B-A22B-Instruct-2507"));
+/// ```
+pub fn reasoning_opens(id: &str) -> bool {
+    let parsed = Id::new(id);
+    REASONING_OPEN.iter().any(|(_, m)| m(&parsed))
+}
+
+/// The families whose responses start inside reasoning, as shown to users
+/// (see [`reasoning_opens`]).
+///
+/// ```
+/// let families = actionstream::dialect::family::reasoning_open_families();
+/// assert!(families.contains(&"Olmo 3 Think"));
+/// ```
+pub fn reasoning_open_families() -> Vec<&'static str> {
+    REASONING_OPEN.iter().map(|(name, _)| *name).collect()
 }
 
 /// A model id made comparable: the part after the last `/`, in lower case,
@@ -439,6 +593,9 @@ mod tests {
             ("deepseek-v3.1:671b", &["deepseek_v31"]),
             ("deepseek-ai/DeepSeek-V3.2-Exp", &["deepseek_v32"]),
             ("deepseek-ai/DeepSeek-V3.2", &["deepseek_v32"]),
+            // DeepSeek V4 writes V3.2's DSML, V4.1 a spaced DSML.
+            ("deepseek-ai/DeepSeek-V4", &["deepseek_v32"]),
+            ("deepseek-ai/DeepSeek-V4.1", &["deepseek_v41"]),
             // Kimi, gpt-oss, Cohere.
             ("moonshotai/Kimi-K2-Instruct", &["kimi_k2"]),
             ("moonshotai/Kimi-K2-Instruct-0905", &["kimi_k2"]),
@@ -463,11 +620,69 @@ mod tests {
             // Jamba, Hunyuan, Phi-4-mini, FireFunction.
             ("ai21labs/AI21-Jamba-Mini-1.7", &["jamba"]),
             ("ai21labs/AI21-Jamba-Large-1.5", &["jamba"]),
-            ("tencent/Hunyuan-A13B-Instruct", &["jamba"]),
+            ("tencent/Hunyuan-A13B-Instruct", &["hunyuan_a13b"]),
             ("microsoft/Phi-4-mini-instruct", &["phi4_mini"]),
             ("phi4-mini:3.8b", &["phi4_mini"]),
             ("fireworks-ai/llama-3-firefunction-v2", &["phi4_mini"]),
             ("firefunction-v2:70b", &["phi4_mini"]),
+            // The families of section 7b. Sources: vLLM
+            // `docs/models/supported_models.md` @ 4b387bcb (S), vLLM's and
+            // SGLang's parser tests (named), and ids as written in public
+            // client configurations (P: not checked against Hugging Face).
+            ("zai-org/GLM-5", &["glm"]), // P (SiliconFlow `Pro/zai-org/GLM-5`)
+            ("zai-org/GLM-5.1", &["glm"]), // P; peer-formats 4.2
+            ("zai-org/GLM-5.2-FP8", &["glm"]), // P
+            ("zai-org/GLM-5.3-Flash", &["glm"]), // P
+            ("inclusionai/ling-3.0-flash", &["glm"]), // P (OpenRouter)
+            ("poolside/Laguna-XS.2", &["glm"]), // SGLang `configs/laguna.py` docstring
+            ("poolside/Laguna-S-2.1-GGUF", &["glm"]), // P
+            ("ibm-granite/granite-4.2-8b", &["qwen3_coder"]), // peer-formats 4.3; P
+            ("ibm-granite/granite-4.2-3b-GGUF", &["qwen3_coder"]), // P
+            ("tencent/Hunyuan-A13B-Instruct-FP8", &["hunyuan_a13b"]), // S
+            ("tencent/Hunyuan-7B-Instruct", &["hunyuan_a13b"]), // S
+            ("tencent/Hy3", &["hunyuan"]), // P
+            ("tencent/hy3-preview", &["hunyuan"]), // P
+            ("stepfun-ai/Step-3.5-Flash", &["qwen3_coder"]), // P; peer-formats 4.8
+            ("stepfun-ai/Step-3.5-Flash-FP8", &["qwen3_coder"]), // P
+            ("stepfun-ai/step3", &["step3"]), // vLLM test_step3_tool_parser.py @ e91dfe12
+            ("XiaomiMiMo/MiMo-V2-Flash", &["qwen3_coder"]), // S
+            ("XiaomiMiMo/MiMo-7B-RL", &["qwen3_coder"]), // S
+            ("arcee-ai/Trinity-Large", &["hermes"]), // peer-formats 4.8
+            ("arcee-ai/trinity-mini", &["hermes"]), // P
+            ("baidu/ERNIE-4.5-21B-A3B-PT", &["ernie45"]), // S
+            ("baidu/ERNIE-4.5-300B-A47B-PT", &["ernie45"]), // S
+            ("baidu/ERNIE-4.5-21B-A3B-Thinking", &["ernie45"]), // vLLM test_ernie45_moe_tool_parser.py @ 85cd216e
+            ("internlm/internlm2-chat-7b", &["internlm"]),      // S
+            ("internlm/internlm2_5-7b-chat", &["internlm"]),    // P
+            ("internlm/internlm3-8b-instruct", &["internlm"]),  // S
+            ("internlm/Intern-S1", &["internlm"]),              // SGLang `interns1` parser name
+            ("ai-sage/GigaChat3-10B-A1.8B", &["gigachat3"]),    // P
+            ("ai-sage/GigaChat3.1-10B-A1.8B", &["gigachat3"]),  // P
+            (
+                "hf.co/ai-sage/GigaChat3-10B-A1.8B-GGUF:Q8_0",
+                &["gigachat3"],
+            ), // P
+            ("ai-sage/GigaChat3.5-432B-A28B", &["gigachat35"]), // P
+            ("meituan-longcat/LongCat-Flash-Chat", &["longcat"]), // S
+            ("meituan-longcat/LongCat-Flash-Chat-FP8", &["longcat"]), // S
+            ("rednote-hilab/dots.llm1.inst", &["dots"]),        // S
+            (
+                "ibm-granite/granite-20b-functioncalling",
+                &["granite_20b_fc"],
+            ), // vLLM `granite-20b-fc` parser
+            ("K2-Horizon", &["k2_horizon"]), // SGLang `k2_horizon` parser name (no public id found)
+            ("IQuest-Q1", &["iquest_q1"]),   // SGLang `iquest_q1` parser name (no public id found)
+            ("moonshotai/Kimi-K3", &["kimi_k3"]), // P (`moonshotai/kimi-k3`)
+            ("MiniMaxAI/MiniMax-M3", &["minimax_m3"]), // P (`minimaxai/minimax-m3`)
+            ("google/gemma-4-31b-it", &["gemma4"]), // P
+            ("google/functiongemma-270m-it", &["function_gemma"]), // vLLM `functiongemma` parser (FunctionGemma 270M)
+            ("meta/muse-glimmer-30b", &["muse_glimmer"]),          // P
+            ("thinkingmachines/inkling-small", &["inkling"]),      // P
+            ("openbmb/MiniCPM5-8B", &["minicpm5"]), // vLLM `minicpm5` parser (illustrative size)
+            ("swiss-ai/Apertus-8B-Instruct-2509", &["apertus"]), // SGLang `apertus2509` parser
+            ("Salesforce/Llama-xLAM-2-8b-fc-r", &["xlam"]), // vLLM `xlam` parser (xLAM-2)
+            ("Salesforce/xLAM-2-32b-fc-r", &["xlam"]), // vLLM `xlam` parser (xLAM-2)
+            ("meetkai/functionary-small-v3.2", &["functionary_v32"]), // llama.cpp `functionary_v3_2`
             // White space around, any case.
             ("  QWEN/QWEN3-CODER-30B-A3B-INSTRUCT \n", &["qwen3_coder"]),
         ];
@@ -493,6 +708,9 @@ mod tests {
             "MiniMaxAI/MiniMax-M1-80k",
             "Qwen/Qwen2-7B-Instruct",
             "tencent/HunyuanVideo",
+            "stepfun-ai/Step-Audio-EditX",
+            "LLM360/K2-Think-V2",
+            "ai-sage/GigaChat-20B-A3B-instruct",
             "allenai/OLMo-2-1124-7B-Instruct",
         ];
         for id in ids {
@@ -525,6 +743,7 @@ mod tests {
             "Hermes-3-Llama-3.1-8B",
             "DeepSeek-R1",
             "DeepSeek-V3.1",
+            "DeepSeek-V4.1",
             "DeepSeek-V3.2",
             "Qwen3-Coder-30B-A3B-Instruct",
             "Qwen3.5-27B",
@@ -532,29 +751,50 @@ mod tests {
             "NVIDIA-Nemotron-3-Nano-30B-A3B-BF16",
             "Seed-OSS-36B-Instruct",
             "GLM-4.6",
+            "ling-3.0-flash",
+            "Laguna-XS.2",
+            "Spark-2.5",
             "MiniMax-M2",
+            "MiniMax-M3",
             "Devstral-Small-2507",
             "llama-3-firefunction-v2",
+            "Llama-xLAM-2-8b-fc-r",
             "Llama-3.2-1B-Instruct",
             "Llama-3.3-70B-Instruct",
             "Llama-4-Scout-17B-16E-Instruct",
             "Olmo-3-7B-Instruct",
             "LFM2-1.2B",
             "Kimi-K2-Instruct",
+            "Kimi-K3",
             "gpt-oss-20b",
             "c4ai-command-a-03-2025",
+            "granite-20b-functioncalling",
             "granite-3.3-8b-instruct",
+            "granite-4.2-8b",
             "granite-4.0-micro",
             "AI21-Jamba-Mini-1.7",
+            "Hy3",
             "Hunyuan-A13B-Instruct",
             "Phi-4-mini-instruct",
-            "Kimi-K3",
-            "MiniMax-M3",
+            "Step-3.5-Flash",
+            "step3",
+            "MiMo-V2-Flash",
+            "Trinity-Large",
+            "ERNIE-4.5-21B-A3B-PT",
+            "internlm3-8b-instruct",
+            "GigaChat3.5-432B-A28B",
+            "GigaChat3-10B-A1.8B",
+            "LongCat-Flash-Chat",
+            "dots.llm1.inst",
+            "K2-Horizon",
+            "IQuest-Q1",
+            "gemma-4-31b-it",
             "functiongemma-270m-it",
-            "gemma-4-31B-it",
-            "Apertus-8B-Instruct-2509",
-            "Llama-xLAM-2-8b-fc-r",
+            "muse-glimmer-30b",
+            "inkling-small",
             "MiniCPM5-8B",
+            "Apertus-8B-Instruct-2509",
+            "functionary-small-v3.2",
         ];
         assert_eq!(ids.len(), FAMILIES.len());
         for (i, id) in ids.iter().enumerate() {
@@ -576,9 +816,63 @@ mod tests {
         }
         for d in reached {
             assert!(
-                table.contains(&d),
-                "{d} is not a dialect of the README's table"
+                table.contains(&d) || ADDED_ELSEWHERE.contains(&d),
+                "{d} is not a built-in dialect"
             );
         }
+    }
+
+    /// Dialects of section 7b that the map sends families to and that
+    /// other branches add to `BUILTIN` (checked by name only until then).
+    const ADDED_ELSEWHERE: [&str; 11] = [
+        "kimi_k3",
+        "minimax_m3",
+        "gemma4",
+        "function_gemma",
+        "muse_glimmer",
+        "inkling",
+        "hunyuan",
+        "minicpm5",
+        "apertus",
+        "xlam",
+        "functionary_v32",
+    ];
+
+    #[test]
+    fn reasoning_opens_by_family() {
+        let open = [
+            "deepseek-ai/DeepSeek-R1", // S
+            "deepseek-ai/DeepSeek-R1-0528",
+            "deepseek-ai/DeepSeek-R1-Distill-Qwen-32B",
+            "deepseek-r1:8b",
+            "Qwen/Qwen3-235B-A22B-Thinking-2507",
+            "Qwen/Qwen3-30B-A3B-Thinking-2507-FP8",
+            "allenai/Olmo-3-32B-Think",         // S
+            "stepfun-ai/step3",                 // vLLM step3 test
+            "baidu/ERNIE-4.5-21B-A3B-Thinking", // vLLM ernie45 test
+            "inclusionai/ling-3.0-flash",
+            "MiniMaxAI/MiniMax-M2",
+            "MiniMaxAI/MiniMax-M2.1",
+            "ai-sage/GigaChat3.5-432B-A28B",
+            "tencent/HY-v4",
+        ];
+        for id in open {
+            assert!(reasoning_opens(id), "{id}");
+        }
+        let closed = [
+            "deepseek-ai/DeepSeek-V3.1",
+            "Qwen/Qwen3-235B-A22B-Instruct-2507",
+            "Qwen/Qwen3-8B",
+            "allenai/Olmo-3-7B-Instruct",
+            "stepfun-ai/Step-3.5-Flash",
+            "baidu/ERNIE-4.5-21B-A3B-PT",
+            "ai-sage/GigaChat3-10B-A1.8B",
+            "tencent/Hy3",
+            "gpt-4o",
+        ];
+        for id in closed {
+            assert!(!reasoning_opens(id), "{id}");
+        }
+        assert_eq!(reasoning_open_families().len(), REASONING_OPEN.len());
     }
 }

@@ -65,6 +65,14 @@ pub struct Dialect {
     /// with no reasoning); anywhere else they are text.
     #[serde(default)]
     pub leading: Vec<String>,
+    /// A call section's opener met inside this dialect's reasoning ends the
+    /// reasoning there, as its closer would, and the call is read; a
+    /// reasoning closer after the call, with only white space between, is
+    /// a marker (Qwen3.5 and Kimi K2 open a call without closing their
+    /// reasoning). Off: the opener is reasoning text, unless
+    /// `calls_in_reasoning`.
+    #[serde(default)]
+    pub calls_end_reasoning: bool,
 }
 
 /// Text between two markers.
@@ -182,6 +190,14 @@ pub enum Calls {
         /// A marker before the value, after the key (GLM: `<arg_value>`).
         #[serde(default)]
         value: Option<String>,
+        /// Markers around a value's type, between the key and `value`
+        /// (K2 Horizon: `<ifm|arg_type>`…`</ifm|arg_type>`, optional per
+        /// parameter): `string` reads the value as written; `integer`,
+        /// `number`, `boolean`, `object`, `array` and `null` as JSON; any
+        /// other type as the key's end marker says. Read only where `value`
+        /// is set.
+        #[serde(default)]
+        value_type: Option<Enclosure>,
         /// The marker after the value.
         value_end: String,
         /// The marker that ends a call (none: the section's end does).

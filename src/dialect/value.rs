@@ -2,7 +2,7 @@
 //!
 //! The dialects `qwen3_coder`, `seed_oss`, `glm` and `minimax_m2` (and DSML's
 //! `string="false"`) write each parameter value as raw text between markers.
-//! The README's section 7 says how such a value becomes JSON:
+//! The contract's section 7 says how such a value becomes JSON:
 //!
 //! - with a schema for the call, by its property's type ([`property_type`]):
 //!   `string` as it is; `integer` / `number` a JSON number where it reads as
@@ -16,8 +16,8 @@
 //! # Choices, and where they follow vLLM
 //!
 //! vLLM's `Qwen3CoderToolParser._convert_param_value` converts the same
-//! values in Python. This module follows it where the README is silent and
-//! differs where the README speaks:
+//! values in Python. This module follows it where the contract is silent and
+//! differs where the contract speaks:
 //!
 //! - **Integers** (vLLM: Python `int(value)`). Here: the trimmed value read
 //!   as a JSON number, with one leading `+` allowed (Python's `int` allows it
@@ -42,15 +42,15 @@
 //!   non-string type: Qwen3.5's template renders a null argument as `None`,
 //!   and a nullable property must get `null` back. A `string` property keeps
 //!   `null` / `None` as text (vLLM turns them into `null` when the schema
-//!   also allows null; the README says a string is taken as it is).
+//!   also allows null; the contract says a string is taken as it is).
 //! - **Containers and untyped properties** (vLLM: `json.loads`, then
 //!   `ast.literal_eval`, then a second decoding of a string that held a
 //!   Python repr). Here: the crate's JSON scanner with the section-3 repairs
 //!   (which read Python dicts and lists: single quotes, `True`, `False`,
-//!   `None`), once; a JSON string is not decoded a second time (the README
+//!   `None`), once; a JSON string is not decoded a second time (the contract
 //!   guesses nothing beyond its repairs). A property with no type is JSON
 //!   here; vLLM takes it as a string.
-//! - **Without a schema**, vLLM keeps every value a string; the README asks
+//! - **Without a schema**, vLLM keeps every value a string; the contract asks
 //!   for JSON where the whole value reads as JSON. Only a value that starts
 //!   as JSON starts (`{ [ " - 0-9 t f n`) is tried, so `True`, `None` and
 //!   `'x'` stay the text the model wrote; inside `{…}` / `[…]` the repairs

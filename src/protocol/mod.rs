@@ -6,9 +6,23 @@
 //! Anthropic Messages events, the AI SDK's UI message stream, AG-UI events,
 //! or this crate's own JSON lines ([`Format::Events`]). Narrative becomes
 //! text deltas, [`Event::Reasoning`] reasoning deltas, and each action a tool
-//! call: its start when its name is known, its arguments as fragments
-//! ([`Event::ArgumentsDelta`], or the whole compact arguments at once when
-//! the parser sent none), its end when it completes.
+//! call: its start, with its first argument fragment, its arguments as
+//! fragments ([`Event::ArgumentsDelta`], or the whole compact arguments at
+//! once when the parser sent none), its end when it completes.
+//!
+//! A call goes out with its first argument fragment, never on its name
+//! alone (an `openai-chat` or `anthropic` client cannot be told that a call
+//! it holds has failed, and an agent would run it with empty arguments):
+//! - a dialect's call ([`Syntax::Dialect`], and a provider's native call),
+//!   whose arguments stream as the model writes them, goes out with its
+//!   first non-empty [`Event::ArgumentsDelta`];
+//! - a fence's or tag's call ([`Syntax::Fence`], [`Syntax::Tag`]), whose
+//!   arguments come whole when its block completes, goes out only at
+//!   [`Event::ActionComplete`];
+//! - a call whose arguments never streamed goes out at its completion.
+//!
+//! So a malformed fenced or tagged call, or a dialect's call that fails
+//! before its arguments begin, is never a tool call in any format.
 //!
 //! What every format guarantees:
 //! - a call's argument fragments are append-only and concatenate to a JSON
@@ -57,7 +71,7 @@ use std::str::FromStr;
 
 use serde_json::Value;
 
-use crate::event::{Event, Span};
+use crate::event::{ActionId, Event, Span, Syntax};
 
 /// An output format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -177,8 +191,10 @@ impl FromStr for Format {
 /// When a call goes out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum Calls {
-    /// As the model writes it: the start when its name is known, the
-    /// arguments as they come, the end when it completes (or fails).
+    /// As the model writes it: the start with the first argument fragment
+    /// (a dialect's call as its arguments begin, a fence's or tag's call
+    /// when its block completes), the arguments as they come, the end when
+    /// it completes (or fails).
     #[default]
     Live,
     /// Whole, when it completes: a call that ends invalid never goes out as
@@ -454,6 +470,37 @@ impl Encoder {
             d.finish(out);
         }
     }
+
+    /// The place (from 0, in the order calls went out) of the call that
+    /// action `id` went out as: its `tool_calls` index in
+    /// [`Format::OpenAiChat`]. `None` while it has not gone out (an event
+    /// held behind an open Anthropic block has not been written yet), for
+    /// an action that never did (one that ended invalid first), and in
+    /// [`Format::Events`].
+    ///
+    /// ```
+    /// use actionstream::protocol::{Encoder, Format, Options};
+    /// use actionstream::{ActionId, Config, Parser};
+    ///
+    /// let config = Config::default().dialect_named("hermes")?.argument_deltas(true);
+    /// let mut parser = Parser::new(config);
+    /// let mut encoder = Encoder::new(Format::OpenAiChat, Options::default());
+    /// let (mut events, mut out) = (Vec::new(), String::new());
+    /// parser.push(r#"<tool_call>{"name": "f", "arguments": {"a": 1}}</tool_call>"#, &mut events);
+    /// parser.finish(&mut events);
+    /// for event in &events {
+    ///     encoder.event(event, &mut out);
+    /// }
+    /// assert_eq!(encoder.call_index(ActionId(0)), Some(0));
+    /// assert_eq!(encoder.call_index(ActionId(1)), None);
+    /// # Ok::<(), actionstream::ConfigError>(())
+    /// ```
+    pub fn call_index(&self, id: ActionId) -> Option<usize> {
+        match &self.inner {
+            Inner::Events => None,
+            Inner::Protocol(d) => d.indexes.get(&id.0).copied(),
+        }
+    }
 }
 
 /// What the encoder knows of one action.
@@ -461,6 +508,10 @@ impl Encoder {
 struct ActionState {
     /// The name its start carried.
     name: Option<String>,
+    /// Whether its arguments stream as the model writes them (a dialect's
+    /// or a native call), so that its call goes out with their first
+    /// fragment; else it goes out when it completes.
+    streams: bool,
     /// Its call, once that went out.
     call: Option<Call>,
     /// Whether a fragment of its arguments went out.
@@ -479,8 +530,11 @@ struct Driver {
     calls: Calls,
     sequential: bool,
     actions: HashMap<u64, ActionState>,
-    /// Calls that went out, in order of going out.
+    /// Calls that went out, and named actions reported invalid, in order
+    /// (ids are made from it).
     next_call: usize,
+    /// The place of each action's call among the calls that went out.
+    indexes: HashMap<u64, usize>,
     /// The live call whose content block is open (sequential protocols).
     open: Option<u64>,
     /// Events waiting for the open call to end (sequential protocols).
@@ -500,6 +554,7 @@ impl Driver {
             calls,
             actions: HashMap::new(),
             next_call: 0,
+            indexes: HashMap::new(),
             open: None,
             queue: VecDeque::new(),
             last_raw: None,
@@ -553,12 +608,14 @@ impl Driver {
         }
     }
 
-    fn go_out(&mut self, name: String, out: &mut String) -> Call {
+    /// Sends action `id`'s call start.
+    fn go_out(&mut self, id: u64, name: String, out: &mut String) -> Call {
         let call = Call {
             n: self.next_call,
             name,
         };
         self.next_call += 1;
+        self.indexes.insert(id, self.indexes.len());
         self.sink.call_start(&call, out);
         call
     }
@@ -567,22 +624,39 @@ impl Driver {
         match event {
             Event::Narrative(text) if !text.is_empty() => self.sink.text(text, out),
             Event::Reasoning(text) if !text.is_empty() => self.sink.reasoning(text, out),
-            Event::ActionStarted { id, name, .. } => {
-                let mut state = ActionState {
+            Event::ActionStarted {
+                id, name, syntax, ..
+            } => {
+                // Never out on its name alone: see the module's docs.
+                let state = ActionState {
                     name: name.clone(),
+                    streams: matches!(syntax, Syntax::Dialect | Syntax::Native),
                     ..ActionState::default()
                 };
-                if let (Calls::Live, Some(name)) = (self.calls, name) {
-                    state.call = Some(self.go_out(name.clone(), out));
+                self.actions.insert(id.0, state);
+            }
+            Event::ArgumentsDelta { id, json } if !json.is_empty() => {
+                let first = match self.actions.get(&id.0) {
+                    Some(ActionState {
+                        name: Some(name),
+                        call: None,
+                        streams: true,
+                        ..
+                    }) if self.calls == Calls::Live => Some(name.clone()),
+                    _ => None,
+                };
+                if let Some(name) = first {
+                    let call = self.go_out(id.0, name, out);
+                    if let Some(state) = self.actions.get_mut(&id.0) {
+                        state.call = Some(call);
+                    }
                     if self.sequential {
                         self.open = Some(id.0);
                     }
                 }
-                self.actions.insert(id.0, state);
-            }
-            Event::ArgumentsDelta { id, json } if !json.is_empty() => {
-                // Fragments of a call not out (held, or with no name yet)
-                // are dropped: its whole arguments go out when it completes.
+                // Fragments of a call not out (held, a fence's or a tag's,
+                // or with no name yet) are dropped: its whole arguments go
+                // out when it completes.
                 if let Some(state) = self.actions.get_mut(&id.0) {
                     if let Some(call) = &state.call {
                         self.sink.call_args(call, json, out);
@@ -596,7 +670,7 @@ impl Driver {
                 let state = self.actions.remove(&a.id.0).unwrap_or_default();
                 let (call, sent_any) = match state.call {
                     Some(call) => (call, state.sent_any),
-                    None => (self.go_out(a.name.clone(), out), false),
+                    None => (self.go_out(a.id.0, a.name.clone(), out), false),
                 };
                 if !sent_any {
                     let whole = serde_json::to_string(&a.arguments).unwrap_or_default();

@@ -8,11 +8,17 @@ use serde_json::{json, Value};
 use super::{Calls, Encoder, Format, Options};
 use crate::event::{Action, ActionError, ActionId, ErrorKind, Event, InvalidAction, Span, Syntax};
 
+/// A dialect's action starts (its arguments stream: its call goes out with
+/// their first fragment).
 fn started(id: u64, name: Option<&str>) -> Event {
+    started_as(id, name, Syntax::Dialect)
+}
+
+fn started_as(id: u64, name: Option<&str>, syntax: Syntax) -> Event {
     Event::ActionStarted {
         id: ActionId(id),
         name: name.map(str::to_owned),
-        syntax: Syntax::Tag,
+        syntax,
         tag: "tool_call".into(),
     }
 }
@@ -275,7 +281,7 @@ fn failed_call() -> Vec<Event> {
         invalid(
             0,
             Some("escalate"),
-            "```json\n{\"action\": \"escalate\", \"to\": }\n```\n",
+            "<tool_call>{\"name\": \"escalate\", \"arguments\": {\"to\": }}</tool_call>",
             span(5, 50),
         ),
     ]
@@ -334,7 +340,7 @@ fn a_started_call_that_ends_invalid_fails_in_each_protocol() {
     assert_eq!(error["toolName"], "escalate");
     assert_eq!(error["toolCallId"], "call_t_0");
     assert_eq!(error["errorText"], "broken");
-    assert!(error["input"].as_str().unwrap().starts_with("```json"));
+    assert!(error["input"].as_str().unwrap().starts_with("<tool_call>"));
     assert_eq!(ai[ai.len() - 2]["finishReason"], "stop");
 
     let ag = types(&encode(Format::AgUi, Calls::Live, &events));
@@ -366,7 +372,10 @@ fn calls_complete_holds_each_call_and_never_shows_a_failed_one() {
     ] {
         let out = encode(format, Calls::Complete, &events);
         // The invalid action is text; the good one is a call, whole.
-        assert!(out.contains(r#"\"escalate\", \"to\": }"#), "{format}");
+        assert!(
+            out.contains(r#"\"escalate\", \"arguments\": {\"to\": }"#),
+            "{format}"
+        );
         assert!(!out.contains(r#""name":"escalate""#), "{format}");
         assert!(!out.contains(r#""toolCallName":"escalate""#), "{format}");
         assert_eq!(
@@ -442,8 +451,9 @@ fn other_protocols_keep_calls_live_and_interleaved() {
         started(0, Some("a")),
         fragment(0, "{\"x\":"),
         started(1, Some("b")),
+        fragment(1, "{"),
         fragment(0, "1}"),
-        fragment(1, "{}"),
+        fragment(1, "}"),
         complete(0, "a", json!({"x": 1}), "raw", span(0, 3)),
         complete(1, "b", json!({}), "raw", span(0, 3)),
     ];
@@ -458,6 +468,7 @@ fn other_protocols_keep_calls_live_and_interleaved() {
             "tool-input-start",
             "tool-input-delta",
             "tool-input-delta",
+            "tool-input-delta",
             "tool-input-available",
             "tool-input-available",
             "finish-step",
@@ -470,7 +481,7 @@ fn other_protocols_keep_calls_live_and_interleaved() {
         .iter()
         .filter_map(|c| c["choices"][0]["delta"]["tool_calls"][0]["index"].as_u64())
         .collect();
-    assert_eq!(indexes, [0, 0, 1, 0, 1]);
+    assert_eq!(indexes, [0, 0, 1, 1, 0, 1]);
 }
 
 #[test]
@@ -662,4 +673,127 @@ fn fragments_that_do_not_join_to_the_arguments_are_caught_in_tests() {
         complete(0, "f", json!({"a": 2}), "raw", span(0, 3)),
     ];
     encode(Format::OpenAiChat, Calls::Live, &events);
+}
+
+/// Whether `out` holds a tool call's start in `format`.
+fn has_call(format: Format, out: &str) -> bool {
+    match format {
+        Format::Events => out.contains("action_complete"),
+        Format::OpenAiChat => out.contains("tool_calls"),
+        Format::OpenAiResponses => out.contains("function_call"),
+        Format::Anthropic => out.contains("tool_use"),
+        Format::AiSdk => out.contains("tool-input-start"),
+        Format::AgUi => out.contains("TOOL_CALL_START"),
+    }
+}
+
+/// Feeds `events` one at a time; returns what each wrote.
+fn outputs(format: Format, events: &[Event]) -> Vec<String> {
+    let mut encoder = Encoder::new(format, Options::default().id("t").created(7));
+    let mut start = String::new();
+    encoder.start(&mut start);
+    let mut outs: Vec<String> = events
+        .iter()
+        .map(|e| {
+            let mut out = String::new();
+            encoder.event(e, &mut out);
+            out
+        })
+        .collect();
+    let mut out = String::new();
+    encoder.finish(&mut out);
+    outs.push(out);
+    outs
+}
+
+const PROTOCOLS: [Format; 5] = [
+    Format::OpenAiChat,
+    Format::OpenAiResponses,
+    Format::Anthropic,
+    Format::AiSdk,
+    Format::AgUi,
+];
+
+#[test]
+fn a_dialect_call_goes_out_with_its_first_fragment_not_at_its_start() {
+    let events = [
+        started(0, Some("search")),
+        Event::Reasoning("still thinking".into()),
+        fragment(0, "{\"q\":"),
+        fragment(0, "\"rust\"}"),
+        complete(0, "search", json!({"q": "rust"}), "raw", span(0, 3)),
+    ];
+    for format in PROTOCOLS {
+        let outs = outputs(format, &events);
+        assert_eq!(outs[0], "", "{format}: nothing on the name alone");
+        assert!(!has_call(format, &outs[1]), "{format}: {}", outs[1]);
+        assert!(has_call(format, &outs[2]), "{format}: {}", outs[2]);
+        assert!(
+            outs[2].contains("search"),
+            "{format}: the name goes with it"
+        );
+        assert!(outs[2].contains(r#"{\"q\":"#), "{format}: and the fragment");
+    }
+    let mut encoder = Encoder::new(Format::OpenAiChat, Options::default());
+    let mut out = String::new();
+    encoder.event(&events[0], &mut out);
+    assert_eq!(encoder.call_index(ActionId(0)), None);
+    encoder.event(&events[2], &mut out);
+    assert_eq!(encoder.call_index(ActionId(0)), Some(0));
+}
+
+#[test]
+fn a_dialect_call_without_arguments_goes_out_when_it_completes() {
+    let events = [
+        Event::Narrative("Now.".into()),
+        started(0, Some("now")),
+        complete(0, "now", json!({}), "raw", span(4, 7)),
+    ];
+    for format in PROTOCOLS {
+        let outs = outputs(format, &events);
+        assert_eq!(outs[1], "", "{format}");
+        assert!(has_call(format, &outs[2]), "{format}: {}", outs[2]);
+        assert!(outs[2].contains("now"), "{format}");
+        assert!(outs[2].contains("{}"), "{format}: empty arguments, whole");
+    }
+    // The same, ending invalid: never a call.
+    let events = [
+        started(0, Some("now")),
+        invalid(0, Some("now"), "<tool_call>now</tool_call>", span(0, 26)),
+    ];
+    for format in PROTOCOLS {
+        let out = encode(format, Calls::Live, &events);
+        assert!(!has_call(format, &out), "{format}: {out}");
+        assert!(out.contains("<tool_call>now</tool_call>"), "{format}");
+    }
+}
+
+#[test]
+fn a_fence_or_tag_call_goes_out_only_when_it_completes() {
+    for syntax in [Syntax::Fence, Syntax::Tag] {
+        let events = [
+            started_as(0, Some("f"), syntax),
+            fragment(0, "{\"a\":1}"),
+            complete(0, "f", json!({"a": 1}), "raw", span(0, 3)),
+        ];
+        for format in PROTOCOLS {
+            let outs = outputs(format, &events);
+            assert_eq!(outs[0], "", "{format} {syntax:?}");
+            assert_eq!(outs[1], "", "{format} {syntax:?}: its one fragment waits");
+            assert!(has_call(format, &outs[2]), "{format} {syntax:?}");
+            assert_eq!(outs[2].matches(r#"{\"a\":1}"#).count().min(1), 1);
+        }
+        // Its arguments whole, then invalid (a schema refused them): text.
+        let raw = "<tool_call>{\"name\": \"f\", \"arguments\": {\"a\": 1}}</tool_call>";
+        let events = [
+            started_as(0, Some("f"), syntax),
+            fragment(0, "{\"a\":1}"),
+            invalid(0, Some("f"), raw, span(0, raw.len())),
+        ];
+        for format in PROTOCOLS {
+            let out = encode(format, Calls::Live, &events);
+            assert!(!has_call(format, &out), "{format} {syntax:?}: {out}");
+            assert!(!out.contains("tool_use") && !out.contains("\"tool_calls\""));
+        }
+    }
 }

@@ -1,4 +1,4 @@
-//! Naming an action object: the README's ranking of naming keys, in one
+//! Naming an action object: the contract's ranking of naming keys, in one
 //! place.
 //!
 //! An action object is named by the first of: the configured

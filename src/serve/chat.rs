@@ -1,6 +1,5 @@
 //! `POST /v1/chat/completions` (streaming and not) and `GET /v1/models`.
 
-use std::collections::HashMap;
 use std::convert::Infallible;
 use std::pin::Pin;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -40,6 +39,10 @@ pub(super) struct Request {
     n: u64,
     /// The `tools` array as JSON text (the cache key) and its schemas.
     tools: Option<(String, Vec<(String, Value)>)>,
+    /// Whether the request turned thinking on or off
+    /// (`chat_template_kwargs` `enable_thinking` or `thinking`, as vLLM
+    /// and SGLang read them).
+    thinking: Option<bool>,
 }
 
 impl Request {
@@ -100,11 +103,17 @@ impl Request {
                 ))
             }
         };
+        let thinking = obj.get("chat_template_kwargs").and_then(|k| {
+            ["enable_thinking", "thinking"]
+                .iter()
+                .find_map(|key| k.get(*key).and_then(Value::as_bool))
+        });
         Ok(Request {
             stream,
             model,
             n,
             tools,
+            thinking,
         })
     }
 }
@@ -135,7 +144,8 @@ async fn handle(
     let started = Instant::now();
     let request = Request::read(&body)?;
     let dialects = shared.dialects_for(request.model.as_deref());
-    let config = shared.config_for(&dialects, request.tools.as_ref())?;
+    let open = shared.reasoning_open_for(request.model.as_deref(), request.thinking);
+    let config = shared.config_for(&dialects, request.tools.as_ref(), open)?;
     tracing::debug!(
         model = request.model.as_deref().unwrap_or(""),
         stream = request.stream,
@@ -337,7 +347,6 @@ enum Phase {
 /// What the choices of one answer share.
 struct Common {
     ext: bool,
-    live: bool,
     /// Stream-level errors already written (each goes out once, though
     /// every choice's parser reads it).
     errors: Vec<String>,
@@ -346,15 +355,13 @@ struct Common {
     invalid: usize,
 }
 
-/// One choice: its parser over the upstream's stream, its encoder, and the
-/// `tool_calls` index of each action that went out as a call (mirroring
-/// the encoder's order, for the extension frames).
+/// One choice: its parser over the upstream's stream and its encoder (which
+/// also tells the `tool_calls` index of each action that went out as a
+/// call, for the extension frames).
 struct Choice {
     index: u64,
     sse: SseParser,
     encoder: Encoder,
-    calls: HashMap<u64, usize>,
-    next_call: usize,
 }
 
 impl Choice {
@@ -422,18 +429,9 @@ impl Choice {
     fn event(&mut self, event: &Event, common: &mut Common, buf: &mut String) {
         self.encoder.event(event, buf);
         match event {
-            Event::ActionStarted {
-                id, name: Some(_), ..
-            } if common.live => {
-                self.calls.insert(id.0, self.next_call);
-                self.next_call += 1;
-            }
             Event::ActionComplete(a) => {
                 common.calls += 1;
-                let index = self.calls.remove(&a.id.0).unwrap_or_else(|| {
-                    self.next_call += 1;
-                    self.next_call - 1
-                });
+                let index = self.encoder.call_index(a.id);
                 if common.ext {
                     frame(
                         buf,
@@ -449,7 +447,8 @@ impl Choice {
             }
             Event::ActionInvalid(a) => {
                 common.invalid += 1;
-                let index = self.calls.remove(&a.id.0);
+                // `None` unless its call went out before it failed.
+                let index = self.encoder.call_index(a.id);
                 if common.ext {
                     let errors: Vec<String> = a.errors.iter().map(ToString::to_string).collect();
                     frame(
@@ -502,8 +501,6 @@ impl Relay {
                 index,
                 sse: SseParser::for_choice(config.clone(), index),
                 encoder: Encoder::new(Format::OpenAiChat, meta.options(calls)),
-                calls: HashMap::new(),
-                next_call: 0,
             })
             .collect();
         Relay {
@@ -511,7 +508,6 @@ impl Relay {
             choices,
             common: Common {
                 ext,
-                live: calls == Calls::Live,
                 errors: Vec::new(),
                 items: Vec::new(),
                 calls: 0,

@@ -87,6 +87,7 @@ pub struct ServeConfig {
     key: Option<Key>,
     dialects: Vec<String>,
     model_dialects: bool,
+    reasoning_open_by_model: bool,
     calls: Calls,
     base: Config,
 }
@@ -123,6 +124,7 @@ impl ServeConfig {
             key: None,
             dialects: Vec::new(),
             model_dialects: false,
+            reasoning_open_by_model: true,
             calls: Calls::Live,
             base: Config::default(),
         }
@@ -156,8 +158,19 @@ impl ServeConfig {
         self
     }
 
+    /// Whether the request's `model` says that the answer starts inside
+    /// reasoning, for the families whose chat template ends the prompt
+    /// inside it ([`reasoning_opens`](crate::dialect::family::reasoning_opens);
+    /// default on). A request that turns thinking off
+    /// (`chat_template_kwargs` `enable_thinking` / `thinking` false) is read
+    /// with it off; `--no-reasoning-open` turns it off for all.
+    pub fn reasoning_open_by_model(mut self, on: bool) -> Self {
+        self.reasoning_open_by_model = on;
+        self
+    }
+
     /// When calls go out (default [`Calls::Live`]: as the model writes
-    /// them).
+    /// them, each from its first argument fragment).
     pub fn calls(mut self, calls: Calls) -> Self {
         self.calls = calls;
         self
@@ -196,6 +209,7 @@ pub(crate) struct Shared {
     key: Option<Key>,
     dialects: Vec<String>,
     model_dialects: bool,
+    reasoning_open_by_model: bool,
     calls: Calls,
     base: Config,
     configs: Mutex<HashMap<String, Config>>,
@@ -235,6 +249,7 @@ impl Shared {
             key: config.key,
             dialects: config.dialects,
             model_dialects: config.model_dialects,
+            reasoning_open_by_model: config.reasoning_open_by_model,
             calls: config.calls,
             base: config.base,
             configs: Mutex::new(HashMap::new()),
@@ -259,15 +274,26 @@ impl Shared {
         names
     }
 
+    /// Whether an answer for `model` starts inside reasoning: as the
+    /// model's family has it, unless the request turned thinking off
+    /// (`thinking` false) or the gateway does not go by the model.
+    pub(crate) fn reasoning_open_for(&self, model: Option<&str>, thinking: Option<bool>) -> bool {
+        self.reasoning_open_by_model
+            && thinking != Some(false)
+            && model.is_some_and(crate::dialect::family::reasoning_opens)
+    }
+
     /// The parser configuration for these dialects and tools (argument
-    /// deltas on), built once per distinct pair and kept.
+    /// deltas on), and reasoning open or not, built once per distinct
+    /// triple and kept.
     pub(crate) fn config_for(
         &self,
         dialects: &[String],
         tools: Option<&(String, Vec<(String, Value)>)>,
+        reasoning_open: bool,
     ) -> Result<Config, ApiError> {
         let key = format!(
-            "{}\n{}",
+            "{}\n{reasoning_open}\n{}",
             dialects.join(","),
             tools.map_or("", |(text, _)| text.as_str())
         );
@@ -284,6 +310,9 @@ impl Shared {
             if !list.is_empty() {
                 config = config.tools(list.clone());
             }
+        }
+        if reasoning_open {
+            config = config.reasoning_open(true);
         }
         if let Ok(mut cache) = self.configs.lock() {
             if cache.len() >= CONFIG_CACHE {
@@ -412,6 +441,18 @@ mod tests {
     }
 
     #[test]
+    fn reasoning_opens_by_the_model_unless_turned_off() {
+        let s = shared(ServeConfig::new("http://127.0.0.1:1/v1"));
+        assert!(s.reasoning_open_for(Some("deepseek-ai/DeepSeek-R1"), None));
+        assert!(s.reasoning_open_for(Some("deepseek-ai/DeepSeek-R1"), Some(true)));
+        assert!(!s.reasoning_open_for(Some("deepseek-ai/DeepSeek-R1"), Some(false)));
+        assert!(!s.reasoning_open_for(Some("deepseek-ai/DeepSeek-V3.1"), None));
+        assert!(!s.reasoning_open_for(None, None));
+        let s = shared(ServeConfig::new("http://127.0.0.1:1/v1").reasoning_open_by_model(false));
+        assert!(!s.reasoning_open_for(Some("deepseek-ai/DeepSeek-R1"), None));
+    }
+
+    #[test]
     fn bad_configurations_are_refused() {
         let err = Shared::new(ServeConfig::new("ftp://x/v1")).err().unwrap();
         assert!(err.0.contains("http or https"), "{err}");
@@ -436,8 +477,8 @@ mod tests {
     fn configs_are_built_once_per_dialects_and_tools() {
         let s = shared(ServeConfig::new("http://x/v1"));
         let names = vec!["qwen3_coder".to_owned()];
-        let a = s.config_for(&names, None).unwrap();
-        let b = s.config_for(&names, None).unwrap();
+        let a = s.config_for(&names, None, false).unwrap();
+        let b = s.config_for(&names, None, false).unwrap();
         assert!(Arc::ptr_eq(&a.compiled, &b.compiled));
         assert!(a.get_argument_deltas());
     }

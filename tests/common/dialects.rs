@@ -29,7 +29,7 @@ pub fn config(dialect: &str) -> Config {
 }
 
 /// The dialects whose parameter values are raw text.
-pub const RAW: [&str; 9] = [
+pub const RAW: [&str; 15] = [
     "qwen3_coder",
     "seed_oss",
     "glm",
@@ -39,6 +39,12 @@ pub const RAW: [&str; 9] = [
     "minimax_m3",
     "gemma4",
     "function_gemma",
+    "deepseek_v41",
+    "step3",
+    "gigachat35",
+    "dots",
+    "k2_horizon",
+    "iquest_q1",
 ];
 
 /// The dialects whose arguments go out whole when the call ends (their
@@ -168,7 +174,7 @@ fn params(dialect: &str, c: &Call) -> String {
             }
             out.push_str("</function>\n");
         }
-        "glm" => {
+        "glm" | "iquest_q1" => {
             out.push_str(&c.name);
             out.push('\n');
             for (k, v) in &c.args {
@@ -178,25 +184,44 @@ fn params(dialect: &str, c: &Call) -> String {
                 ));
             }
         }
-        "minimax_m2" => {
-            out.push_str(&format!("<invoke name=\"{}\">\n", c.name));
+        "minimax_m2" | "dots" | "step3" => {
+            let p = if dialect == "step3" { "steptml:" } else { "" };
+            out.push_str(&format!("<{p}invoke name=\"{}\">\n", c.name));
             for (k, v) in &c.args {
-                out.push_str(&format!("<parameter name=\"{k}\">{}</parameter>\n", raw(v)));
+                out.push_str(&format!(
+                    "<{p}parameter name=\"{k}\">{}</{p}parameter>\n",
+                    raw(v)
+                ));
             }
-            out.push_str("</invoke>\n");
+            out.push_str(&format!("</{p}invoke>\n"));
         }
-        "deepseek_v32" => {
-            out.push_str(&format!("<｜DSML｜invoke name=\"{}\">\n", c.name));
+        "k2_horizon" => {
+            out.push_str(&c.name);
+            out.push('\n');
+            for (k, v) in &c.args {
+                out.push_str(&format!(
+                    "<ifm|arg_key>{k}</ifm|arg_key>\n<ifm|arg_value>{}</ifm|arg_value>\n",
+                    raw(v)
+                ));
+            }
+        }
+        "deepseek_v32" | "deepseek_v41" | "gigachat35" => {
+            let tag = match dialect {
+                "deepseek_v41" => "｜DSML｜ ",
+                "gigachat35" => "｜GCML｜",
+                _ => "｜DSML｜",
+            };
+            out.push_str(&format!("<{tag}invoke name=\"{}\">\n", c.name));
             for (k, v) in &c.args {
                 let (string, text) = match v {
                     Value::String(s) => ("true", s.clone()),
                     v => ("false", v.to_string()),
                 };
                 out.push_str(&format!(
-                    "<｜DSML｜parameter name=\"{k}\" string=\"{string}\">{text}</｜DSML｜parameter>\n"
+                    "<{tag}parameter name=\"{k}\" string=\"{string}\">{text}</{tag}parameter>\n"
                 ));
             }
-            out.push_str("</｜DSML｜invoke>\n");
+            out.push_str(&format!("</{tag}invoke>\n"));
         }
         _ => unreachable!("{dialect} has no parameter form"),
     }
@@ -413,6 +438,65 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
             })
             .collect::<Vec<_>>()
             .join("\n"),
+        "deepseek_v41" => format!(
+            "\n\n<｜DSML｜ calls>\n{}</｜DSML｜ calls>",
+            calls.iter().map(|c| params(dialect, c)).collect::<String>()
+        ),
+        "gigachat35" => format!(
+            "<｜GCML｜tool_calls>\n{}</｜GCML｜tool_calls>",
+            calls.iter().map(|c| params(dialect, c)).collect::<String>()
+        ),
+        "step3" => format!(
+            "<｜tool_calls_begin｜>{}<｜tool_calls_end｜>",
+            calls
+                .iter()
+                .map(|c| format!("<｜tool_call_begin｜>{}<｜tool_call_end｜>", params(dialect, c)))
+                .collect::<Vec<_>>()
+                .join("<｜tool_sep｜>")
+        ),
+        "dots" => format!(
+            "<dots_function_call>\n{}</dots_function_call>",
+            calls.iter().map(|c| params(dialect, c)).collect::<String>()
+        ),
+        "k2_horizon" => format!(
+            "<ifm|tool_calls>\n{}</ifm|tool_calls>",
+            calls
+                .iter()
+                .map(|c| format!("<ifm|tool_call>{}</ifm|tool_call>\n", params(dialect, c)))
+                .collect::<String>()
+        ),
+        "iquest_q1" => calls
+            .iter()
+            .map(|c| format!("<iquest_tool_call>{}</iquest_tool_call>", params(dialect, c)))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        "hunyuan_a13b" => format!(
+            "<tool_calls>[{}]</tool_calls>",
+            objects("name", "arguments").join(", ")
+        ),
+        "ernie45" | "longcat" => {
+            let tag = if dialect == "longcat" { "longcat_tool_call" } else { "tool_call" };
+            objects("name", "arguments")
+                .iter()
+                .map(|o| format!("<{tag}>\n{o}\n</{tag}>"))
+                .collect::<Vec<_>>()
+                .join("\n")
+        }
+        "internlm" => objects("name", "parameters")
+            .iter()
+            .map(|o| format!("<|action_start|><|plugin|>\n{o}<|action_end|>"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        "gigachat3" => objects("name", "arguments")
+            .iter()
+            .map(|o| format!("<|function_call|>{o}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        "granite_20b_fc" => objects("name", "arguments")
+            .iter()
+            .map(|o| format!("<function_call> {o}"))
+            .collect::<Vec<_>>()
+            .join("\n"),
         other => panic!("no writer for {other}"),
     }
 }
@@ -428,7 +512,9 @@ fn escape_attribute(v: &str) -> String {
 /// The markers around reasoning in `dialect`, if it has reasoning.
 pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
     Some(match dialect {
-        "llama3" | "jamba" | "phi4_mini" => return None,
+        "llama3" | "jamba" | "phi4_mini" | "internlm" | "gigachat3" | "longcat"
+        | "granite_20b_fc" => return None,
+        "k2_horizon" => ("<ifm|think>", "</ifm|think>"),
         "seed_oss" => ("<seed:think>", "</seed:think>"),
         "mistral" => ("[THINK]", "[/THINK]"),
         "cohere" => ("<|START_THINKING|>", "<|END_THINKING|>"),

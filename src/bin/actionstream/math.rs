@@ -5,9 +5,8 @@
 //!
 //! Why: every shared library costs a start its own opening, mappings and
 //! page faults. Without libm (and with libgcc's unwinder linked in, see
-//! `build.rs`) the tool loads only libc, and `actionstream parse` of a 1 KB
-//! response starts in 0.90 ms instead of 1.04 ms (README, Performance: the
-//! command-line tool). glibc's static libm cannot be linked into a dynamic
+//! `build.rs`) the tool loads only libc, which shortens every start
+//! (docs/cli.md, "Start-up"; the figures are in docs/performance.md). glibc's static libm cannot be linked into a dynamic
 //! executable (it needs a private symbol of the loader), hence the crate.
 //!
 //! Only this executable's references bind here: it exports nothing to the

@@ -72,8 +72,13 @@ pub struct ParseOptions {
     #[arg(long, value_name = "FILE")]
     pub tools: Option<PathBuf>,
     /// The response starts inside reasoning (the template wrote `<think>`).
+    /// `--model` says so for the families whose template does.
     #[arg(long)]
     pub reasoning_open: bool,
+    /// The response does not start inside reasoning, whatever `--model`'s
+    /// family does (a request that turned thinking off).
+    #[arg(long, conflicts_with = "reasoning_open")]
+    pub no_reasoning_open: bool,
     /// Call markers inside reasoning open calls.
     #[arg(long)]
     pub calls_in_reasoning: bool,
@@ -103,8 +108,9 @@ pub struct ParseArgs {
     #[arg(long, value_name = "FORMAT", default_value = "events", value_parser = format_parser())]
     pub output: Format,
     /// With a protocol output: `live` sends each call as the model writes
-    /// it; `complete` holds each call until it completes, so a failed call
-    /// never goes out as a call.
+    /// it, from its first argument fragment (a fence's or tag's call when it
+    /// completes); `complete` holds each call until it completes, so a
+    /// failed call never goes out as a call.
     #[arg(long, value_enum, default_value = "live")]
     pub calls: CallsArg,
     /// With a protocol output: the base of its ids (for reproducible output).
@@ -154,7 +160,11 @@ impl ParseOptions {
                 }
                 None => Vec::new(),
             },
-            reasoning_open: self.reasoning_open.then_some(true),
+            reasoning_open: if self.no_reasoning_open {
+                Some(false)
+            } else {
+                self.reasoning_open.then_some(true)
+            },
             calls_in_reasoning: self.calls_in_reasoning.then_some(true),
             ..ParserSettings::default()
         })

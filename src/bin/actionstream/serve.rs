@@ -29,8 +29,13 @@ pub struct ServeArgs {
     /// `--dialect`.
     #[arg(long)]
     pub model_dialects: bool,
-    /// `live` sends each call as the model writes it; `complete` holds each
-    /// call until it completes.
+    /// Never read an answer as starting inside reasoning (by default the
+    /// request's `model` says so for the families whose template ends the
+    /// prompt inside it, as DeepSeek-R1's does).
+    #[arg(long)]
+    pub no_reasoning_open: bool,
+    /// `live` sends each call as the model writes it, from its first
+    /// argument fragment; `complete` holds each call until it completes.
     #[arg(long, value_enum, default_value = "live")]
     pub calls: CallsArg,
 }
@@ -39,6 +44,7 @@ pub fn main(args: ServeArgs) -> Result<(), String> {
     init_logging();
     let mut config = ServeConfig::new(args.upstream.clone())
         .model_dialects(args.model_dialects)
+        .reasoning_open_by_model(!args.no_reasoning_open)
         .calls(match args.calls {
             CallsArg::Live => Calls::Live,
             CallsArg::Complete => Calls::Complete,

@@ -66,6 +66,10 @@ use section::Sec;
 /// with room to spare.
 const PLAIN_MAX: usize = 64;
 
+/// The most white space that may stand between a call that ended
+/// reasoning and the reasoning's closer, for the closer to be a marker.
+const CLOSER_SPACE: usize = 256;
+
 /// What a push [`DialectMachine::take_plain`] took is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Plain {
@@ -88,6 +92,10 @@ enum DState {
     Section(Box<Sec>),
     /// The rest of an oversize section, up to its closer: narrative.
     Skip { section: usize },
+    /// After a call that ended the reasoning of enclosure `i` (`None`:
+    /// the reasoning the response started in): white space, then perhaps
+    /// that reasoning's closer, which is then a marker.
+    CloserDue(Option<usize>),
     /// Out of the state while a step works on it.
     Detached,
 }
@@ -122,6 +130,11 @@ pub(super) struct DialectMachine {
     /// Some narrative other than white space, or a block, has come: a
     /// `first` call can no longer begin after reasoning.
     said: bool,
+    /// After a call that ended reasoning, something other than the
+    /// reasoning's closer came at this offset: a section that opens right
+    /// there may still be followed by the closer (the reasoning's
+    /// enclosure, and the offset).
+    armed: Option<(Option<usize>, usize)>,
 }
 
 impl DialectMachine {
@@ -149,6 +162,7 @@ impl DialectMachine {
             replayed: 0,
             lane: None,
             said: false,
+            armed: None,
         }
     }
 
@@ -211,6 +225,7 @@ impl DialectMachine {
                 DState::Header { from } => self.header(from, emit),
                 DState::Section(_) => self.section(emit),
                 DState::Skip { section } => self.skip(section, emit),
+                DState::CloserDue(enc) => self.closer_due(enc, emit),
                 DState::Detached => Flow::Go,
             };
             if let Flow::Wait = flow {
@@ -423,7 +438,14 @@ impl DialectMachine {
                 self.state = DState::Reasoning(Some(i));
                 self.ms = c.enclosures[i].set.begin();
             }
-            Outer::Section(i) => self.open_section(i, from, to, false, None),
+            Outer::Section(i) => {
+                let due = match self.armed.take() {
+                    Some((enc, at)) if at == from => Some(enc),
+                    _ => None,
+                };
+                self.open_section(i, from, to, false, None);
+                self.closer_may_follow(due);
+            }
             Outer::Header => self.open_header(from),
         }
         Flow::Go
@@ -452,6 +474,12 @@ impl DialectMachine {
                 self.ms = c.outer.set.begin();
             }
             Inner::Section(i) => self.open_section(i, from, to, false, Some(enc)),
+            Inner::Ends(i) => {
+                // Reasoning text if it is no call after all; else the
+                // reasoning is over.
+                self.open_section(i, from, to, false, Some(enc));
+                self.closer_may_follow(Some(enc));
+            }
             Inner::Header => self.open_header(from),
         }
         Flow::Go
@@ -473,6 +501,40 @@ impl DialectMachine {
                 self.state = DState::Text;
             }
         }
+    }
+
+    /// After a call that ended reasoning: white space, then the
+    /// reasoning's closer (a marker, in no event) or anything else
+    /// (narrative, read as usual). The white space is narrative either way.
+    fn closer_due(&mut self, enc: Option<usize>, emit: &mut Emit<'_>) -> Flow {
+        let c = self.c.clone();
+        let closes = match enc {
+            Some(i) => c.closes.get(i).map_or(&[][..], Vec::as_slice),
+            None => c.all_closes.as_slice(),
+        };
+        let rest = self.rest().as_bytes();
+        let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        let after = &rest[ws..];
+        let at = self.pos + ws;
+        if ws <= CLOSER_SPACE {
+            if after.is_empty() {
+                return Flow::Wait;
+            }
+            if let Some(close) = closes.iter().find(|m| after.starts_with(m.as_bytes())) {
+                self.narrative_to(at, emit);
+                self.start = at + close.len();
+                self.pos = self.start;
+                self.resume(None);
+                return Flow::Go;
+            }
+            if closes.iter().any(|m| m.as_bytes().starts_with(after)) {
+                // All of it could still begin the closer.
+                return Flow::Wait;
+            }
+            self.armed = Some((enc, at));
+        }
+        self.resume(None);
+        Flow::Go
     }
 
     fn skip(&mut self, section: usize, _emit: &mut Emit<'_>) -> Flow {

@@ -110,6 +110,11 @@ impl DialectMachine {
                 emit.push(event);
             }
             self.start = to;
+            if let Some(enc) = sec.closer_due {
+                // The calls ended the reasoning: its closer may follow.
+                self.state = DState::CloserDue(enc);
+                return;
+            }
         }
         self.resume(sec.reasoning);
     }

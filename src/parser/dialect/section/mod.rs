@@ -94,6 +94,11 @@ enum Read {
         key: String,
         kind: ValueKind,
     },
+    /// A value's type, from `Sec::mark`.
+    ValueType {
+        key: String,
+        kind: ValueKind,
+    },
     /// A value from `from`.
     Value {
         key: String,
@@ -136,6 +141,9 @@ pub(super) struct Sec {
     calls: Vec<Call>,
     /// The reasoning to go back to, if the section opened inside it.
     reasoning: Option<Option<usize>>,
+    /// The section's calls ended this reasoning (`calls_end_reasoning`):
+    /// once they end, its closer may follow as a marker.
+    closer_due: Option<Option<usize>>,
     /// A response-start block not yet known to hold calls.
     tentative: bool,
     /// Start of the name, key or id being read.
@@ -226,6 +234,14 @@ enum Stray {
 }
 
 impl DialectMachine {
+    /// The section just opened ends the reasoning of `due` once it holds
+    /// a call (see [`Sec::closer_due`]).
+    pub(super) fn closer_may_follow(&mut self, due: Option<Option<usize>>) {
+        if let DState::Section(sec) = &mut self.state {
+            sec.closer_due = due;
+        }
+    }
+
     /// Opens section `idx`, whose opener runs `[from, content)`.
     pub(super) fn open_section(
         &mut self,
@@ -245,6 +261,7 @@ impl DialectMachine {
             read: Read::Open,
             calls: Vec::new(),
             reasoning,
+            closer_due: None,
             tentative,
             mark: content,
             json_from: content,
@@ -533,7 +550,9 @@ impl DialectMachine {
             Read::BName => self.body_name(sec, emit),
             Read::Body { .. } => self.body_step(sec, emit),
             Read::PName | Read::Params => self.params_step(sec, emit),
-            Read::Key | Read::ValueOpen { .. } | Read::Value { .. } => self.params_step(sec, emit),
+            Read::Key | Read::ValueOpen { .. } | Read::ValueType { .. } | Read::Value { .. } => {
+                self.params_step(sec, emit)
+            }
         }
     }
 

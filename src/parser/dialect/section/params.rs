@@ -18,6 +18,7 @@ impl DialectMachine {
             value,
             value_end,
             attributes,
+            type_close,
             ..
         }) = sec.form.map(|f| &c.sections[sec.idx].forms[f])
         else {
@@ -118,7 +119,11 @@ impl DialectMachine {
                     return Flow::Wait;
                 };
                 self.check_stray(sec, at);
-                if role == ParamMark::Value {
+                if let (ParamMark::Type, Some(tc)) = (role, type_close) {
+                    sec.mark = to;
+                    self.ms = tc.begin();
+                    sec.read = Read::ValueType { key, kind };
+                } else if role == ParamMark::Value {
                     self.ms = value_end.begin();
                     self.watch_from(sec, to);
                     sec.read = Read::Value {
@@ -141,6 +146,29 @@ impl DialectMachine {
                     }
                     self.param_mark(sec, role, to, emit);
                 }
+            }
+            Read::ValueType { key, kind } => {
+                let (Some(v), Some(tc)) = (value, type_close) else {
+                    return Flow::Go;
+                };
+                let hay = &self.buf.as_bytes()[self.pos - self.base..self.end() - self.base];
+                let Some(hit) = tc.find(&mut self.ms, hay) else {
+                    self.pos = self.end();
+                    sec.read = Read::ValueType { key, kind };
+                    return Flow::Wait;
+                };
+                let to = self.pos + hit.end;
+                let ty = self.text(sec.mark, to - hit.len).trim();
+                let kind = match ty {
+                    "string" | "str" => ValueKind::String,
+                    "integer" | "int" | "number" | "float" | "boolean" | "bool" | "object"
+                    | "array" | "null" => ValueKind::Json,
+                    _ => kind,
+                };
+                self.pos = to;
+                self.ms = v.set.begin();
+                sec.stray = Some((to, Stray::InCall));
+                sec.read = Read::ValueOpen { key, kind };
             }
             other => sec.read = other,
         }
@@ -323,7 +351,7 @@ impl DialectMachine {
                 sec.stray = Some((to, Stray::InCall));
                 sec.read = Read::Params;
             }
-            ParamMark::Value => {}
+            ParamMark::Value | ParamMark::Type => {}
             ParamMark::Key => {
                 sec.mark = to;
                 self.ms = key_end.set.begin();
