@@ -116,7 +116,7 @@ impl<'a> Reader<'a> {
         }
         let r = self.rest();
         match r.find(':') {
-            Some(end) if !r[..end].contains(|c: char| matches!(c, ',' | '{' | '}' | '[' | ']')) => {
+            Some(end) if !r[..end].contains([',', '{', '}', '[', ']']) => {
                 let key = r[..end].trim().to_owned();
                 self.at += end + 1;
                 Ok(key)
@@ -177,9 +177,7 @@ impl<'a> Reader<'a> {
             _ => {
                 // A bare value runs to the next `,` or closing bracket.
                 let r = self.rest();
-                let end = r
-                    .find(|c: char| c == ',' || c == '}' || c == ']')
-                    .unwrap_or(r.len());
+                let end = r.find([',', '}', ']']).unwrap_or(r.len());
                 let raw = r[..end].trim();
                 if close.is_none() && r[end..].starts_with(['}', ']']) {
                     self.at += end;
@@ -210,9 +208,9 @@ mod tests {
     #[test]
     fn gemma_values_as_json() {
         assert_eq!(
-            read(r#"name:<|"|>test, ok<|"|>,count:42,active:true,score:3.14,n:{inner:<|"|>v<|"|>},l:[<|"|>a<|"|>,1,false],e:"#)
+            read(r#"name:<|"|>test, ok<|"|>,count:42,active:true,score:2.5,n:{inner:<|"|>v<|"|>},l:[<|"|>a<|"|>,1,false],e:"#)
                 .unwrap(),
-            json!({"name": "test, ok", "count": 42, "active": true, "score": 3.14, "n": {"inner": "v"}, "l": ["a", 1, false], "e": ""})
+            json!({"name": "test, ok", "count": 42, "active": true, "score": 2.5, "n": {"inner": "v"}, "l": ["a", 1, false], "e": ""})
         );
         assert_eq!(read("").unwrap(), json!({}));
         assert_eq!(
