@@ -61,5 +61,6 @@ for section in bench/sections/*.sh; do
     echo "== $section" >&2
     start=$(date +%s)
     "$section"
+    echo
     echo "   $section took $(($(date +%s) - start)) s" >&2
 done

@@ -601,7 +601,7 @@ fn dialects(targets: &mut Vec<(String, String, bool)>) {
 
 /// The dialects of the contract's section 7b that the bench writes a long
 /// call in.
-const SECTION_7B: [&str; 12] = [
+const SECTION_7B: [&str; 15] = [
     "deepseek_v41",
     "hunyuan_a13b",
     "step3",
@@ -614,6 +614,9 @@ const SECTION_7B: [&str; 12] = [
     "k2_horizon",
     "iquest_q1",
     "granite_20b_fc",
+    "hunyuan",
+    "muse_glimmer",
+    "functionary_v32",
 ];
 
 /// A row per dialect and size (16, 64, 256 KB) of one `write_file` call

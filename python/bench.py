@@ -129,7 +129,7 @@ def main():
     if markdown:
         print("## Python\n")
         print(
-            f"`python python/bench.py --markdown`, the package built in release mode. A response of "
+            f"`python python/bench.py --markdown`, the package built in release mode (`pip install ./python`). A response of "
             f"{size / 1024:.0f} KB (the three example responses repeated: prose, fenced JSON and "
             f"`actions` blocks, call tags; ASCII, so characters are bytes) in {len(chunks)} pushes "
             f"of {CHUNK} characters. The baseline re-parses the accumulated text after every chunk "

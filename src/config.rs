@@ -141,14 +141,21 @@ impl Config {
     /// The block size limit in bytes (default 1 MiB). A larger block ends as
     /// an invalid action holding the bytes read so far; the rest of it up to
     /// its closer is narrative.
+    ///
+    /// Values under [`MIN_BLOCK_BYTES`](crate::MIN_BLOCK_BYTES) are
+    /// raised to it ([`ParserSettings`] refuses them instead).
     pub fn max_block_bytes(mut self, bytes: usize) -> Self {
-        self.max_block_bytes = bytes.max(16);
+        self.max_block_bytes = bytes.max(crate::MIN_BLOCK_BYTES);
         self
     }
 
     /// The JSON nesting limit (default 128); deeper JSON is invalid.
+    ///
+    /// Values outside [`MIN_DEPTH`](crate::MIN_DEPTH)`..=`
+    /// [`MAX_DEPTH`](crate::MAX_DEPTH) are clamped to it
+    /// ([`ParserSettings`] refuses them instead).
     pub fn max_depth(mut self, depth: usize) -> Self {
-        self.max_depth = depth.clamp(1, 4096);
+        self.max_depth = depth.clamp(crate::MIN_DEPTH, crate::MAX_DEPTH);
         self
     }
 
@@ -318,16 +325,8 @@ impl Config {
                 out.push(e.close.clone());
             }
             out.extend(d.ignore.iter().cloned());
-            if d.harmony {
-                for m in [
-                    "<|end|>",
-                    "<|return|>",
-                    "<|call|>",
-                    "<|message|>",
-                    "<|constrain|>",
-                ] {
-                    out.push(m.to_owned());
-                }
+            if let Some(env) = d.recipient_envelope() {
+                out.extend(env.dropped());
             }
         }
         out
@@ -500,13 +499,15 @@ pub struct ParserSettings {
 }
 
 impl ParserSettings {
-    /// Applies this layer to `config`.
+    /// Applies this layer to `config`, after checking its values
+    /// ([`ParserSettings::validate`]).
     ///
     /// # Errors
     ///
-    /// When a schema does not compile, or `schemas` is given in a build
-    /// without the `schema` feature.
+    /// A value out of range or of the wrong form; a schema that does not
+    /// compile, or `schemas` given in a build without the `schema` feature.
     pub fn apply(&self, mut config: Config) -> Result<Config, ConfigError> {
+        self.validate()?;
         for t in &self.fence_tags {
             config = config.fence_tag(t.clone());
         }

@@ -49,6 +49,16 @@ pub enum ConfigError {
         /// What is wrong, and what there is.
         message: String,
     },
+    /// An option's value is out of range or of the wrong form (see
+    /// [`ParserSettings::validate`](crate::ParserSettings::validate)).
+    #[error("{option} {message}")]
+    Value {
+        /// The setting, as the configuration file spells it
+        /// (`max_block_bytes`).
+        option: &'static str,
+        /// What it must be, and what came.
+        message: String,
+    },
     /// The tool list file (`--tools`) is not a tool list.
     #[error("{path} is not a valid tool list: {message}")]
     Tools {

@@ -64,6 +64,7 @@ pub mod protocol;
 mod scan;
 #[cfg(feature = "serve")]
 pub mod serve;
+mod settings_check;
 mod shape;
 pub mod sse;
 #[cfg(feature = "stream")]
@@ -85,6 +86,7 @@ pub use event::{
 };
 pub(crate) use parser::NativeId;
 pub use parser::{narrative, parse_str, parse_str_with, Parser};
+pub use settings_check::{MAX_DEPTH, MIN_BLOCK_BYTES, MIN_DEPTH};
 pub use validate::{TypeList, Validator};
 
 /// The README's examples, compiled and run as doctests.

@@ -21,7 +21,6 @@ use std::collections::BTreeSet;
 
 use crate::chunking::random_chunks;
 use crate::event::push_merged;
-use crate::utf8::floor_boundary;
 use crate::{Config, Event, Parser};
 
 /// Inputs longer than this are split at a spread of points, not all.
@@ -226,24 +225,43 @@ pub fn assert_lossless_dialects(config: &Config, events: &[Event], text: &str) {
 /// reasoning told for it: the same, but for markers that may be dropped.
 fn assert_gap(config: &Config, text: &str, from: usize, told: &str) {
     let markers = config.outer_markers();
-    let harmony = config.dialects.iter().any(|d| d.harmony);
+    let envelope = config.dialects.iter().find_map(|d| d.recipient_envelope());
+    // Leads of token suffixes the markers may carry.
+    let leads: Vec<&str> = config
+        .dialects
+        .iter()
+        .filter_map(|d| d.token_suffix.as_deref())
+        .collect();
     let (t, r) = (text.as_bytes(), told.as_bytes());
     let (mut i, mut j) = (0, 0);
     while i < t.len() {
         let rest = &text[i..];
         // What could be dropped here: a marker, or a harmony header (to its
         // `<|message|>`, or to the marker that cuts it short).
-        let droppable =
-            if harmony && (rest.starts_with("<|start|>") || rest.starts_with("<|channel|>")) {
-                harmony_header_len(rest, config.max_block_bytes)
-            } else {
-                markers
-                    .iter()
-                    .filter(|m| rest.starts_with(m.as_str()))
-                    .map(|m| m.len())
-                    .max()
-                    .unwrap_or(0)
-            };
+        let header = envelope.as_ref().and_then(|env| {
+            if env.header.iter().any(|m| rest.starts_with(m.as_str())) {
+                return Some(env.header_len(rest, config.max_block_bytes));
+            }
+            // A header with no opener, first in the response.
+            let first = from == 0 && text[..i].bytes().all(|b| b.is_ascii_whitespace());
+            match crate::dialect::bare_header(rest, &env.header_ends()) {
+                Some(Ok((_, len, _))) if first && env.bare_first => Some(len),
+                _ => None,
+            }
+        });
+        let droppable = if let Some(len) = header {
+            len
+        } else {
+            markers
+                .iter()
+                .flat_map(|m| {
+                    std::iter::once(None)
+                        .chain(leads.iter().map(|l| Some(*l)))
+                        .filter_map(|l| crate::dialect::suffix::marker_len(m, l, rest))
+                })
+                .max()
+                .unwrap_or(0)
+        };
         // It is dropped unless the events hold it (narrative that happens
         // to contain a marker).
         let kept = droppable > 0 && r[j.min(r.len())..].starts_with(&t[i..i + droppable]);
@@ -312,34 +330,6 @@ pub fn assert_argument_deltas(events: &[Event]) {
             }
             _ => {}
         }
-    }
-}
-
-/// How much of `rest`, which begins with a harmony header opener, the
-/// header takes: through `<|message|>`, or up to a `<|start|>` or `<|end|>`
-/// that cuts it short, where one ends within the block limit; else up to
-/// the limit (or the end of the text).
-fn harmony_header_len(rest: &str, limit: usize) -> usize {
-    let lim = floor_boundary(rest, limit);
-    let opener = if rest.starts_with("<|start|>") { 9 } else { 11 };
-    let first = [
-        ("<|message|>", true),
-        ("<|start|>", false),
-        ("<|end|>", false),
-    ]
-    .iter()
-    .filter_map(|(m, message)| {
-        rest[opener..]
-            .find(m)
-            .map(|k| (opener + k, m.len(), *message))
-    })
-    .filter(|(k, len, _)| k + len <= lim)
-    .min_by_key(|(k, ..)| *k);
-    match first {
-        Some((k, len, true)) => k + len,
-        Some((k, _, false)) => k,
-        None if rest.len() > lim => lim,
-        None => rest.len(),
     }
 }
 

@@ -278,6 +278,60 @@ fn a_start_maps_no_shared_library_but_libc() {
     }
 }
 
+/// Bad option values are refused by the library's one check
+/// (`ParserSettings::validate`), with its message, whether they come as
+/// flags, in a configuration file or to `run`: before, `--max-block-bytes 0`
+/// was raised to 16 bytes in silence and every fenced action became
+/// narrative.
+#[test]
+fn bad_option_values_are_refused_with_the_librarys_message() {
+    let file = "examples/responses/facilitator.md";
+    let refused = |args: &[&str], message: &str| {
+        let out = bin().args(args).output().expect("run");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.trim(), format!("actionstream: {message}"), "{args:?}");
+        assert!(out.stdout.is_empty(), "{args:?}: nothing parsed");
+    };
+    let zero = actionstream::ParserSettings {
+        max_block_bytes: Some(0),
+        ..Default::default()
+    }
+    .validate()
+    .unwrap_err()
+    .to_string();
+    assert_eq!(zero, "max_block_bytes must be at least 16 bytes, not 0");
+    refused(&["parse", "--max-block-bytes", "0", file], &zero);
+    refused(
+        &["parse", "--max-block-bytes", "15", file],
+        "max_block_bytes must be at least 16 bytes, not 15",
+    );
+    refused(
+        &["parse", "--xml-tag", "", file],
+        "xml_tags entry \"\" is empty",
+    );
+    refused(
+        &["parse", "--fence-tag", "my plan", file],
+        "fence_tags entry \"my plan\" holds whitespace (a fence's tag is the first word of its info string)",
+    );
+    refused(
+        &["parse", "--discriminator", "", file],
+        "discriminators entry \"\" is empty",
+    );
+    let dir = std::env::temp_dir().join(format!("actionstream-options-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let config = dir.join("agent.json");
+    std::fs::write(&config, r#"{"max_block_bytes": 0}"#).expect("write");
+    let config = config.to_str().expect("a UTF-8 path");
+    refused(&["parse", "--config", config, file], &zero);
+    // The smallest value the parser honours is taken.
+    let out = bin()
+        .args(["parse", "--max-block-bytes", "16", file])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+}
+
 /// `--model` says whether the response starts inside reasoning, by the
 /// model's family; `--no-reasoning-open` says it does not; the two flags
 /// that say opposite things are refused together.

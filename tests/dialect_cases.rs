@@ -2526,3 +2526,331 @@ fn reasoning_written_as_the_models_write_it() {
         &["R:I could use <tool_call> tags", "N:ok"],
     );
 }
+
+/// Tencent Hy3 and HY v4 (vLLM `hy_v3` / `hy_v4`, SGLang `hunyuan`): GLM-like
+/// arguments in `<tool_calls>`, each token with any `:S` suffix.
+#[test]
+fn hunyuan() {
+    check(
+        "hunyuan",
+        "",
+        "Hy3: narrative before, a call with no arguments",
+        "Checking.<tool_calls>\n<tool_call>get_current_date<tool_sep>\n</tool_call>\n</tool_calls>",
+        &[
+            "N:Checking.",
+            "S0:get_current_date",
+            "C0:get_current_date:{}",
+        ],
+    );
+    check(
+        "hunyuan",
+        "",
+        "HY v4: no <tool_sep>, every token suffixed",
+        "sure!<tool_calls:opensource><tool_call:opensource>get_weather<arg_key:opensource>city</arg_key:opensource><arg_value:opensource>Beijing</arg_value:opensource></tool_call:opensource><tool_call:opensource>get_current_date</tool_call:opensource></tool_calls:opensource>",
+        &[
+            "N:sure!",
+            "S0:get_weather",
+            "S1:get_current_date",
+            "C0:get_weather:{\"city\":\"Beijing\"}",
+            "C1:get_current_date:{}",
+        ],
+    );
+    check(
+        "hunyuan",
+        "",
+        "reasoning with a suffix",
+        "<think:6124c78e>which city?</think:6124c78e>Paris.",
+        &["R:which city?", "N:Paris."],
+    );
+    check(
+        "hunyuan",
+        "open",
+        "HY v4 starts inside its reasoning (the prompt wrote the opener)",
+        "pondering</think:6124c78e>answer",
+        &["R:pondering", "N:answer"],
+    );
+    check(
+        "hunyuan",
+        "",
+        "a call opener ends the reasoning; the suffixed closer after it is a marker",
+        "<think:s>call it<tool_calls:s><tool_call:s>f</tool_call:s></tool_calls:s>\n</think:s>Done.",
+        &["R:call it", "S0:f", "C0:f:{}", "N:\nDone."],
+    );
+    check(
+        "hunyuan",
+        "",
+        "a suffix with white space in it is no marker",
+        "a <tool_calls:x y> b",
+        &["N:a <tool_calls:x y> b"],
+    );
+    check(
+        "hunyuan",
+        "",
+        "a key with no value",
+        "<tool_calls:s><tool_call:s>f<arg_key:s>city</arg_key:s></tool_call:s></tool_calls:s>",
+        &["S0:f", "I0:f:at city: the parameter `city` has no value"],
+    );
+    check(
+        "hunyuan",
+        "",
+        "a section never closed, its call cut off",
+        "<tool_calls:s><tool_call:s>f<arg_key:s>city</arg_key:s><arg_value:s>Par",
+        &[
+            "S0:f",
+            "I0:f:the call was cut off before its arguments ended",
+        ],
+    );
+}
+
+/// Meta Muse Glimmer (vLLM and llama.cpp `muse_glimmer`, SGLang `muse`):
+/// turns addressed to `self`, `user` or a tool, in a recipient envelope.
+#[test]
+fn muse_glimmer() {
+    let call = "<atem:function_calls>\n<atem:invoke name=\"get_weather\">\n<atem:parameter name=\"city\">Paris</atem:parameter>\n</atem:invoke>\n</atem:function_calls>";
+    check(
+        "muse_glimmer",
+        "",
+        "reasoning, a call, the answer (the first header with no opener)",
+        &format!(" to=self<|message|>Need weather.<|eom|><|start|>assistant to=get_weather<|message|>{call}<|eom|><|start|>assistant to=user<|message|>It is sunny.<|eot|>"),
+        &[
+            "N: ",
+            "R:Need weather.",
+            "S0:get_weather",
+            "C0:get_weather:{\"city\":\"Paris\"}",
+            "N:It is sunny.",
+        ],
+    );
+    check(
+        "muse_glimmer",
+        "",
+        "prose that begins like a header is narrative",
+        "to=x is the syntax.",
+        &["N:to=x is the syntax."],
+    );
+    check(
+        "muse_glimmer",
+        "",
+        "an ATEM block in the answer is text",
+        &format!("<|start|>assistant to=user<|message|>Write {call}"),
+        &[&format!("N:Write {call}")],
+    );
+    check(
+        "muse_glimmer",
+        "",
+        "a tool message that is not ATEM is narrative",
+        "<|start|>assistant to=get_weather<|message|>Paris<|eom|>",
+        &["N:Paris"],
+    );
+    check(
+        "muse_glimmer",
+        "",
+        "the tool channel cut off mid-invoke",
+        " to=self<|message|>Need weather.<|eom|><|start|>assistant to=get_weather<|message|><atem:function_calls>\n<atem:invoke name=\"get_weather\">\n<atem:parameter name=\"city\">Par",
+        &[
+            "N: ",
+            "R:Need weather.",
+            "S0:get_weather",
+            "I0:get_weather:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "muse_glimmer",
+        "cir",
+        "calls in reasoning open no ATEM block outside a tool message",
+        &format!(" to=self<|message|>Maybe {call}<|eom|>"),
+        &["N: ", &format!("R:Maybe {call}")],
+    );
+}
+
+/// gpt-oss built-in tools (harmony format.md, "Built-in tools"): a message to
+/// `browser.search`, `python`, … is an action named by its recipient.
+#[test]
+fn gpt_oss_built_in_tools() {
+    check(
+        "gpt_oss",
+        "",
+        "browser.search on the analysis channel, content type ` code`",
+        "<|channel|>analysis<|message|>We need to browse. Let's search.<|end|><|start|>assistant<|channel|>analysis to=browser.search code<|message|>{\"query\": \"Ho Chi Minh City weather today\", \"topn\": 10, \"source\": \"news\"}<|call|>",
+        &[
+            "R:We need to browse. Let's search.",
+            "S0:browser.search",
+            "C0:browser.search:{\"query\":\"Ho Chi Minh City weather today\",\"topn\":10,\"source\":\"news\"}",
+        ],
+    );
+    check(
+        "gpt_oss",
+        "deltas",
+        "python with raw code",
+        "<|start|>assistant<|channel|>analysis to=python code<|message|>import sympy as sp\nprint(sp.isprime(97))<|call|>",
+        &[
+            "S0:python",
+            "A0:{\"code\":\"import sympy as sp\\nprint(sp.isprime(97))\"}",
+            "C0:python:{\"code\":\"import sympy as sp\\nprint(sp.isprime(97))\"}",
+        ],
+    );
+    check(
+        "gpt_oss",
+        "",
+        "python with the recipient before the channel, cut off at the end",
+        "<|start|>assistant to=python<|channel|>analysis<|message|>print(1)",
+        &["S0:python", "C0:python:{\"code\":\"print(1)\"}"],
+    );
+    check(
+        "gpt_oss",
+        "strict",
+        "python cut off, strict: the message never ended",
+        "<|channel|>commentary to=python code<|message|>print(1)",
+        &[
+            "S0:python",
+            "I0:python:the call section was not closed before the end of the response",
+        ],
+    );
+}
+
+/// Thinking Machines Inkling (vLLM and SGLang `inkling`): typed messages,
+/// the header name a marker.
+#[test]
+fn inkling() {
+    check(
+        "inkling",
+        "",
+        "reasoning, text, a call; the first message with no <|message_model|>",
+        "<|content_thinking|>plan<|end_message|><|message_model|><|content_text|>Let me check.<|end_message|><|message_model|>get_weather<|content_invoke_tool_json|>{\"name\":\"get_weather\",\"args\":{\"city\":\"SF\"}}<|end_message|><|content_model_end_sampling|>",
+        &[
+            "R:plan",
+            "N:Let me check.",
+            "S0:get_weather",
+            "C0:get_weather:{\"city\":\"SF\"}",
+        ],
+    );
+    check(
+        "inkling",
+        "",
+        "the header name first, with no <|message_model|>",
+        "get_weather<|content_invoke_tool_json|>{\"name\":\"get_weather\",\"args\":{}}<|end_message|>",
+        &["S0:get_weather", "C0:get_weather:{}"],
+    );
+    check(
+        "inkling",
+        "",
+        "a plain answer with no markers",
+        "Sure, it is sunny.",
+        &["N:Sure, it is sunny."],
+    );
+    check(
+        "inkling",
+        "",
+        "args that are not an object",
+        "<|content_invoke_tool_json|>{\"name\":\"f\",\"args\":[1]}<|end_message|>",
+        &[
+            "S0:f",
+            "I0:f:at args: arguments must be a JSON object, found an array",
+        ],
+    );
+    check(
+        "inkling",
+        "",
+        "a call cut off",
+        "<|content_invoke_tool_json|>{\"name\":\"d\",\"args\":{\"k\":\"v\"",
+        &[
+            "S0:d",
+            "I0:d:the call was cut off before its arguments ended",
+        ],
+    );
+}
+
+/// MeetKai Functionary v3.2 (llama.cpp `functionary_v3_2`): recipient lines.
+#[test]
+fn functionary_v32() {
+    check(
+        "functionary_v32",
+        "",
+        "text, then two calls (the prompt wrote the first `>>>`)",
+        "all\nLet me check.\n>>>get_weather\n{\"location\": \"Paris\"}\n>>>get_time\n{\"tz\": \"CET\"}",
+        &[
+            "N:Let me check.\n",
+            "S0:get_weather",
+            "C0:get_weather:{\"location\":\"Paris\"}",
+            "N:\n",
+            "S1:get_time",
+            "C1:get_time:{\"tz\":\"CET\"}",
+        ],
+    );
+    check(
+        "functionary_v32",
+        "",
+        "a call first, white space after it",
+        "special_function\n{\"arg1\": 1}\n ",
+        &[
+            "S0:special_function",
+            "C0:special_function:{\"arg1\":1}",
+            "N:\n ",
+        ],
+    );
+    check(
+        "functionary_v32",
+        "",
+        "a call whose JSON is cut off",
+        ">>>f\n{\"a\": [1, 2",
+        &[
+            "S0:f",
+            "I0:f:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "functionary_v32",
+        "",
+        "a response with no recipient line is narrative",
+        "Hello there, how are you?",
+        &["N:Hello there, how are you?"],
+    );
+}
+
+/// Llama 3.1's `code_interpreter` (Meta's prompt format: with `Environment:
+/// ipython` the model writes code after `<|python_tag|>` and ends with
+/// `<|eom_id|>`): code that is no call is an action `code_interpreter`.
+#[test]
+fn llama3_code_interpreter() {
+    check(
+        "llama3",
+        "deltas",
+        "code, ending at <|eom_id|>",
+        "<|python_tag|>import math\nprint(math.sqrt(2))<|eom_id|>",
+        &[
+            "S0:code_interpreter",
+            "A0:{\"code\":\"import math\\nprint(math.sqrt(2))\"}",
+            "C0:code_interpreter:{\"code\":\"import math\\nprint(math.sqrt(2))\"}",
+        ],
+    );
+    check(
+        "llama3",
+        "",
+        "a call that is not `T.call(…)` is code, to the end of the response",
+        "<|python_tag|>print(2 + 2)",
+        &[
+            "S0:code_interpreter",
+            "C0:code_interpreter:{\"code\":\"print(2 + 2)\"}",
+        ],
+    );
+    check(
+        "llama3",
+        "",
+        "a built-in tool call stays a call",
+        "<|python_tag|>brave_search.call(query=\"weather in SF\")<|eom_id|>",
+        &[
+            "S0:brave_search",
+            "C0:brave_search:{\"query\":\"weather in SF\"}",
+        ],
+    );
+    check(
+        "llama3",
+        "",
+        "code that begins with a comment, ending at <|eot_id|>",
+        "Let me compute it.\n<|python_tag|># sum\nprint(sum(range(10)))<|eot_id|>",
+        &[
+            "N:Let me compute it.\n",
+            "S0:code_interpreter",
+            "C0:code_interpreter:{\"code\":\"# sum\\nprint(sum(range(10)))\"}",
+        ],
+    );
+}

@@ -154,6 +154,9 @@ fn a_million_marker_prefixes_stay_linear_and_hold_a_prefix() {
         ("k2_horizon", "<ifm|tool_cal"),
         ("iquest_q1", "<iquest_tool_cal"),
         ("granite_20b_fc", "<function_cal"),
+        // A token suffix cut short by the next marker's `<`.
+        ("hunyuan", "<tool_calls:opensourc"),
+        ("muse_glimmer", "<|star"),
     ] {
         // Small copies at every chunking first.
         oracle::check(&config(dialect), &unit.repeat(40));
@@ -251,6 +254,16 @@ const UNCLOSED: &[(&str, &str, &str)] = &[
         "granite_20b_fc",
         "<function_call> {\"name\": \"write\", \"arguments\": {\"content\": \"",
         "abcdefgh",
+    ),
+    (
+        "hunyuan",
+        "<tool_calls:os><tool_call:os>write<arg_key:os>content</arg_key:os><arg_value:os>",
+        "text ",
+    ),
+    (
+        "gpt_oss",
+        "<|start|>assistant<|channel|>analysis to=python code<|message|>",
+        "print(1)\n",
     ),
 ];
 
@@ -354,7 +367,11 @@ fn deep_python_nesting_is_an_error_not_a_crash() {
             false,
         ),
         (format!("[f(a={}", "{'k': ".repeat(n / 4)), false),
-        (format!("<|python_tag|>g(b={}", "[".repeat(n)), true),
+        // A built-in tool call (any other Python is code_interpreter's).
+        (
+            format!("<|python_tag|>brave_search.call(b={}", "[".repeat(n)),
+            true,
+        ),
     ] {
         let dialect = if starts_inside { "llama3" } else { "pythonic" };
         let out = run(

@@ -136,7 +136,13 @@ fn response() -> impl Strategy<Value = (&'static str, Vec<Piece>, bool)> {
 /// The response's text, and what it should give: calls, narrative and
 /// reasoning.
 fn write(dialect: &str, pieces: &[Piece]) -> (String, Vec<Call>, String, String) {
-    let mut text = String::new();
+    // Functionary's prompt ends with `>>>`: the response's first line is
+    // a recipient.
+    let mut text = String::from(if dialect == "functionary_v32" {
+        "all\n"
+    } else {
+        ""
+    });
     let (mut calls, mut narrative, mut reasoning) = (Vec::new(), String::new(), String::new());
     for p in pieces {
         match p {

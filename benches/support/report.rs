@@ -164,6 +164,13 @@ pub fn long_call(dialect: &str, body: &str) -> String {
         "granite_20b_fc" => format!(
             "{intro}<function_call> {{\"name\": \"write_file\", \"arguments\": {args}}}"
         ),
+        "hunyuan" => format!(
+            "{intro}<tool_calls:opensource><tool_call:opensource>write_file<arg_key:opensource>path</arg_key:opensource><arg_value:opensource>src/big.rs</arg_value:opensource><arg_key:opensource>content</arg_key:opensource><arg_value:opensource>{body}</arg_value:opensource></tool_call:opensource></tool_calls:opensource>"
+        ),
+        "muse_glimmer" => format!(
+            " to=self<|message|>Write the file.<|eom|><|start|>assistant to=write_file<|message|><atem:function_calls>\n<atem:invoke name=\"write_file\">\n<atem:parameter name=\"path\">src/big.rs</atem:parameter>\n<atem:parameter name=\"content\">{body}</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>"
+        ),
+        "functionary_v32" => format!("all\n{intro}>>>write_file\n{args}"),
         other => unreachable!("no long call written for {other}"),
     }
 }

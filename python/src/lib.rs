@@ -599,27 +599,14 @@ impl Options {
         };
         let tools = match &self.tools {
             None => Vec::new(),
-            Some(list) => {
-                let tools =
-                    actionstream::dialect::tools::tool_schemas(list).map_err(|message| {
-                        config_error(ConfigError::Tools {
-                            path: "tools".into(),
-                            message,
-                        })
-                    })?;
-                // As `--tools` does: each schema must compile.
-                for (name, schema) in &tools {
-                    actionstream::schema::SchemaValidator::new()
-                        .with(name, schema.clone())
-                        .map_err(|e| {
-                            config_error(ConfigError::Schema {
-                                name: e.name,
-                                message: e.message,
-                            })
-                        })?;
-                }
-                tools
-            }
+            // Each schema compiles: `ParserSettings::validate` checks it,
+            // as it checks every value, for every face.
+            Some(list) => actionstream::dialect::tools::tool_schemas(list).map_err(|message| {
+                config_error(ConfigError::Tools {
+                    path: "tools".into(),
+                    message,
+                })
+            })?,
         };
         let layer = ParserSettings {
             fence_tags: self.fence_tags,

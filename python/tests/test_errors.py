@@ -107,3 +107,29 @@ def test_good_options_are_taken():
         '<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>', dialects=["hermes"], tools=tools
     )
     assert events[-1].errors == ["at city: required field missing"]
+
+
+# One check for every face (`ParserSettings::validate` in the library): the
+# same bad values refused with the same message as the CLI's. Before,
+# `max_block_bytes=0` was raised to 16 bytes in silence and every fenced
+# action became narrative.
+@pytest.mark.parametrize(
+    "options, flags",
+    [
+        ({"max_block_bytes": 0}, ["--max-block-bytes", "0"]),
+        ({"max_block_bytes": 15}, ["--max-block-bytes", "15"]),
+        ({"xml_tags": [""]}, ["--xml-tag", ""]),
+        ({"xml_tags": ["<invoke>"]}, ["--xml-tag", "<invoke>"]),
+        ({"fence_tags": ["my plan"]}, ["--fence-tag", "my plan"]),
+        ({"discriminators": [""]}, ["--discriminator", ""]),
+    ],
+)
+def test_bad_values_are_refused_as_the_cli_refuses_them(options, flags):
+    message = raised(**options)
+    assert message == cli_message(*flags)
+
+
+def test_max_block_bytes_zero_is_refused_not_raised():
+    assert raised(max_block_bytes=0) == "max_block_bytes must be at least 16 bytes, not 0"
+    # The smallest value honoured is taken.
+    actionstream.Parser(max_block_bytes=16)

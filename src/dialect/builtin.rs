@@ -2,10 +2,13 @@
 //! exact. Where a model's real output differs from the contract's table,
 //! the difference is noted beside the dialect (and in `tests/data/dialects`).
 
-use super::{Attributes, Calls, Dialect, Enclosure, KeyEnd, Section, ValueKind};
+use super::{
+    Attributes, Calls, Content, ContentKind, Dialect, Enclosure, Envelope, KeyEnd, Section,
+    ValueKind,
+};
 
 /// The names of the built-in dialects, in the contract's order.
-pub const BUILTIN: [&str; 36] = [
+pub const BUILTIN: [&str; 40] = [
     "hermes",
     "qwen3_coder",
     "seed_oss",
@@ -23,11 +26,21 @@ pub const BUILTIN: [&str; 36] = [
     "granite",
     "jamba",
     "phi4_mini",
-    // Section 7b: the formats the existing descriptor fields read.
+    // Section 7b, in its table's order.
     "deepseek_v41",
+    "kimi_k3",
+    "minimax_m3",
+    "gemma4",
+    "function_gemma",
+    "muse_glimmer",
+    "inkling",
+    "hunyuan",
     "hunyuan_a13b",
     "step3",
     "ernie45",
+    "minicpm5",
+    "apertus",
+    "xlam",
     "internlm",
     "gigachat3",
     "gigachat35",
@@ -36,14 +49,7 @@ pub const BUILTIN: [&str; 36] = [
     "k2_horizon",
     "iquest_q1",
     "granite_20b_fc",
-    // Section 7b: the new call forms.
-    "kimi_k3",
-    "minimax_m3",
-    "gemma4",
-    "function_gemma",
-    "apertus",
-    "xlam",
-    "minicpm5",
+    "functionary_v32",
 ];
 
 fn s(x: &str) -> String {
@@ -119,6 +125,8 @@ fn dialect(name: &str) -> Dialect {
         first: Vec::new(),
         harmony: false,
         leading: Vec::new(),
+        token_suffix: None,
+        envelope: None,
         calls_end_reasoning: false,
     }
 }
@@ -265,10 +273,20 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                 name_is_key: false,
                 array_first: false,
             };
+            // After `<|python_tag|>`: JSON calls, a built-in tool call
+            // `T.call(…)`, or any other code, which Llama 3.1 runs with its
+            // `code_interpreter` tool.
             let mut tag = section(
                 "<|python_tag|>",
                 None,
-                vec![json.clone(), Calls::Python { list: false }],
+                vec![
+                    json.clone(),
+                    Calls::Python { list: false },
+                    Calls::Code {
+                        name: s("code_interpreter"),
+                        key: s("code"),
+                    },
+                ],
             );
             tag.trailer = strings(&["<|eom_id|>", "<|eot_id|>"]);
             d.sections = vec![tag];
@@ -679,6 +697,139 @@ fn new_forms(name: &str, mut d: Dialect) -> Option<Dialect> {
                 }],
             )];
         }
+        _ => return later_form(d),
+    }
+    Some(d)
+}
+
+/// The dialects of section 7b whose call forms are descriptor fields of
+/// their own: a token suffix, a recipient envelope, a header name that
+/// is a marker, recipient lines.
+fn later_form(mut d: Dialect) -> Option<Dialect> {
+    match d.name.as_str() {
+        "hunyuan" => {
+            // Hy3 and HY v4: every token may carry the tokenizer's suffix
+            // (`<tool_calls:opensource>`); HY v4 leaves out `<tool_sep>`.
+            d.token_suffix = Some(s(":"));
+            d.reasoning = think();
+            // SGLang's HunyuanDetector: a call opener ends the reasoning.
+            d.calls_end_reasoning = true;
+            d.sections = vec![section(
+                "<tool_calls>",
+                Some("</tool_calls>"),
+                vec![Calls::Params {
+                    call: s("<tool_call>"),
+                    name_end: strings(&["<tool_sep>"]),
+                    key: s("<arg_key>"),
+                    key_end: vec![key_end("</arg_key>", ValueKind::Typed)],
+                    value: Some(s("<arg_value>")),
+                    value_end: s("</arg_value>"),
+                    end: Some(s("</tool_call>")),
+                    trim_line_endings: false,
+                    value_type: None,
+                    attributes: None,
+                    cdata: false,
+                }],
+            )];
+        }
+        "muse_glimmer" => {
+            // Harmony-like turns, `to=self` reasoning, `to=user` the answer,
+            // any other recipient an ATEM call section; the prompt writes
+            // the first turn's `<|start|>assistant`.
+            d.envelope = Some(Envelope {
+                header: strings(&["<|start|>"]),
+                inner: Vec::new(),
+                message: s("<|message|>"),
+                contents: Vec::new(),
+                word_is_recipient: false,
+                end: strings(&["<|eom|>", "<|eot|>"]),
+                reasoning_channels: Vec::new(),
+                reasoning_recipients: strings(&["self"]),
+                narrative_recipients: strings(&["user"]),
+                name_prefix: None,
+                code: Vec::new(),
+                body: Some(section(
+                    "<atem:function_calls>",
+                    Some("</atem:function_calls>"),
+                    vec![Calls::Params {
+                        call: s("<atem:invoke name=\""),
+                        name_end: strings(&["\">"]),
+                        key: s("<atem:parameter name=\""),
+                        key_end: vec![key_end("\">", ValueKind::Typed)],
+                        value: None,
+                        value_end: s("</atem:parameter>"),
+                        end: Some(s("</atem:invoke>")),
+                        trim_line_endings: false,
+                        value_type: None,
+                        attributes: None,
+                        cdata: false,
+                    }],
+                )),
+                bare_first: true,
+            });
+        }
+        "inkling" => {
+            // Typed messages: a header (the tool's name, or nothing) after
+            // `<|message_model|>`, then a content marker that says what
+            // the message is; the prompt writes the first message's
+            // `<|message_model|>`.
+            let content = |marker: &str, kind| Content {
+                marker: s(marker),
+                kind,
+            };
+            d.envelope = Some(Envelope {
+                header: strings(&["<|message_model|>"]),
+                inner: Vec::new(),
+                message: String::new(),
+                word_is_recipient: false,
+                contents: vec![
+                    content("<|content_invoke_tool_json|>", ContentKind::Call),
+                    content("<|content_thinking|>", ContentKind::Reasoning),
+                    content("<|content_text|>", ContentKind::Narrative),
+                    content("<|content_invoke_tool_text|>", ContentKind::Narrative),
+                    content("<|content_tool_error|>", ContentKind::Narrative),
+                ],
+                end: strings(&["<|end_message|>", "<|content_model_end_sampling|>"]),
+                reasoning_channels: Vec::new(),
+                reasoning_recipients: Vec::new(),
+                narrative_recipients: Vec::new(),
+                name_prefix: None,
+                code: Vec::new(),
+                body: Some(section(
+                    "",
+                    Some("<|end_message|>"),
+                    vec![Calls::Json {
+                        name_keys: strings(&["name"]),
+                        argument_keys: strings(&["args"]),
+                        id_key: None,
+                        joiner: None,
+                        name_is_key: false,
+                        array_first: false,
+                    }],
+                )),
+                bare_first: true,
+            });
+        }
+        "functionary_v32" => {
+            // Recipient lines: `>>>all` + line ending, then narrative;
+            // `>>>N` + line ending, then the JSON arguments of `N`. The
+            // prompt ends with `>>>`, so the first line has no opener.
+            d.envelope = Some(Envelope {
+                header: strings(&[">>>"]),
+                inner: Vec::new(),
+                message: s("\n"),
+                contents: Vec::new(),
+                word_is_recipient: true,
+                end: Vec::new(),
+                reasoning_channels: Vec::new(),
+                reasoning_recipients: Vec::new(),
+                narrative_recipients: strings(&["all"]),
+                name_prefix: None,
+                code: Vec::new(),
+                body: None,
+                bare_first: true,
+            });
+        }
         _ => return None,
     }
     Some(d)
@@ -694,7 +845,7 @@ mod tests {
             let d = builtin(name).unwrap_or_else(|| panic!("{name} is not defined"));
             assert_eq!(d.name, name);
             assert!(
-                d.harmony || !d.sections.is_empty(),
+                d.recipient_envelope().is_some() || !d.sections.is_empty(),
                 "{name} has no way to write a call"
             );
         }

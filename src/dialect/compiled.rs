@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{Attributes, Calls, Dialect, KeyEnd};
+use super::{Attributes, Calls, ContentKind, Dialect, Envelope, KeyEnd};
 use crate::scan::markers::{ByteSet, MarkerSet};
 
 /// What a marker found in narrative does.
@@ -19,6 +19,8 @@ pub(crate) enum Outer {
     Ignore,
     /// Begins a harmony message header (`<|start|>`, `<|channel|>`).
     Header,
+    /// A content marker with no header before it: says what follows.
+    Content(ContentKind),
 }
 
 /// What a marker found in reasoning does.
@@ -130,6 +132,12 @@ pub(crate) enum Form {
     },
     /// A harmony call: the message content is the arguments.
     Harmony,
+    /// Raw code up to the section's end: one call `name` (empty: named by
+    /// its envelope's recipient) with arguments `{key: code}`.
+    Code {
+        name: String,
+        key: String,
+    },
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -198,6 +206,8 @@ impl SectionC {
             },
             Form::Python { list: false } => b.is_ascii_alphabetic() || b == b'_',
             Form::Harmony => false,
+            // Whatever no other form takes (it comes last).
+            Form::Code { .. } => true,
         })
     }
 }
@@ -212,9 +222,9 @@ pub(crate) struct Compiled {
     pub(crate) any_close: Roles<Inner>,
     /// The closers of each enclosure, by index (what may follow a call
     /// that ended reasoning, as a marker).
-    pub(crate) closes: Vec<Vec<String>>,
+    pub(crate) closes: Vec<MarkerSet>,
     /// Every closer (for reasoning the response started in).
-    pub(crate) all_closes: Vec<String>,
+    pub(crate) all_closes: MarkerSet,
     pub(crate) sections: Vec<SectionC>,
     /// `(section, form)` read when the response starts with `{`.
     pub(crate) first_json: Option<usize>,
@@ -231,17 +241,26 @@ pub(crate) struct Compiled {
 
 #[derive(Debug)]
 pub(crate) struct Harmony {
+    /// The descriptor: what a header's channel or recipient means.
+    pub env: Envelope,
     pub header: Roles<HeaderMark>,
+    /// The section of a call whose content is its JSON arguments.
     pub section: usize,
-    /// Reasoning in the analysis channel ends at these.
+    /// The section of a call whose content is raw code.
+    pub code: usize,
+    /// The section a call message's content is, if the envelope has a body.
+    pub body: Option<usize>,
+    /// Reasoning messages end at these.
     pub analysis: usize,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum HeaderMark {
-    Channel,
-    Constrain,
+    /// A marker inside a header (`<|channel|>`, `<|constrain|>`).
+    Inner,
     Message,
+    /// A content marker: ends the header and says what follows.
+    Content(ContentKind),
     /// A marker that ends a message cut short: the header is dropped.
     Stop,
 }
@@ -398,6 +417,10 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             }
         }
         Calls::Python { list } => Form::Python { list: *list },
+        Calls::Code { name, key } => Form::Code {
+            name: name.clone(),
+            key: key.clone(),
+        },
     }
 }
 
@@ -456,18 +479,6 @@ fn section(
     }
 }
 
-const HARMONY_ENDS: [&str; 3] = ["<|end|>", "<|return|>", "<|call|>"];
-/// Harmony markers that stand outside blocks and are in no event when met
-/// in narrative: the message ends and the header's inner markers.
-pub(crate) const HARMONY_DROPPED: [&str; 5] = [
-    "<|end|>",
-    "<|return|>",
-    "<|call|>",
-    "<|message|>",
-    "<|constrain|>",
-];
-const HARMONY_HEADERS: [&str; 2] = ["<|start|>", "<|channel|>"];
-
 impl Compiled {
     pub(crate) fn new(dialects: &[Arc<Dialect>], calls_in_reasoning: bool) -> Compiled {
         let mut outer: Vec<(String, Outer)> = Vec::new();
@@ -475,10 +486,12 @@ impl Compiled {
         let mut sections = Vec::new();
         let mut first_json = None;
         let mut first_list = None;
-        let mut harmony_dialect = None;
         let mut leading = Vec::new();
         let mut first_after_reasoning = false;
+        let mut envelope: Option<(usize, Envelope)> = None;
         for (di, d) in dialects.iter().enumerate() {
+            // Markers that may carry a token suffix are compiled with a slot.
+            let d = &super::suffix::with_slots(d);
             for e in &d.reasoning {
                 outer.push((e.open.clone(), Outer::Reason(enclosures_raw.len())));
                 enclosures_raw.push((di, e.close.clone()));
@@ -525,21 +538,26 @@ impl Compiled {
                     sections.push(sec);
                 }
             }
-            if d.harmony && harmony_dialect.is_none() {
-                harmony_dialect = Some(di);
-                for m in HARMONY_HEADERS {
-                    outer.push((m.to_owned(), Outer::Header));
+            if let (Some(env), None) = (d.recipient_envelope(), &envelope) {
+                for m in &env.header {
+                    outer.push((m.clone(), Outer::Header));
                 }
-                for m in HARMONY_DROPPED.iter() {
-                    outer.push(((*m).to_owned(), Outer::Ignore));
+                for c in &env.contents {
+                    outer.push((c.marker.clone(), Outer::Content(c.kind)));
                 }
+                for m in env.dropped() {
+                    outer.push((m, Outer::Ignore));
+                }
+                envelope = Some((di, env));
             }
         }
         // A marker shared by two dialects plays the role of the first.
         let mut seen = std::collections::HashSet::new();
         outer.retain(|(m, _)| seen.insert(m.clone()));
+        // A call body of an envelope opens only in a call message.
+        let bodies = sections.len();
         let section_opens: Vec<(String, Inner)> = if calls_in_reasoning {
-            sections
+            sections[..bodies]
                 .iter()
                 .enumerate()
                 .filter(|(_, s)| !s.open.is_empty())
@@ -572,11 +590,9 @@ impl Compiled {
             let mut pairs: Vec<(String, Inner)> =
                 closes.into_iter().map(|c| (c, Inner::Close)).collect();
             if headers {
-                pairs.extend(
-                    HARMONY_HEADERS
-                        .iter()
-                        .map(|m| ((*m).to_owned(), Inner::Header)),
-                );
+                if let Some((_, env)) = &envelope {
+                    pairs.extend(env.header.iter().map(|m| (m.clone(), Inner::Header)));
+                }
             }
             pairs.extend(section_opens.iter().cloned());
             pairs.extend(ending);
@@ -593,28 +609,57 @@ impl Compiled {
             .map(|(_, c)| vec![c.clone()])
             .collect();
         let mut all_closes: Vec<String> = enclosures_raw.iter().map(|(_, c)| c.clone()).collect();
-        let harmony = harmony_dialect.map(|di| {
+        let harmony = envelope.as_ref().map(|(di, env)| {
+            let di = *di;
             let analysis = enclosures.len();
-            enclosures.push(reasoning_set(
-                HARMONY_ENDS.iter().map(|m| (*m).to_owned()).collect(),
-                true,
-                Vec::new(),
-            ));
-            all_closes.extend(HARMONY_ENDS.iter().map(|m| (*m).to_owned()));
+            enclosures.push(reasoning_set(env.end.clone(), true, Vec::new()));
+            all_closes.extend(env.end.iter().cloned());
+            // A call message ends at the first end marker.
+            let call_end = env.end.first().map(String::as_str);
             let idx = sections.len();
-            // A call message ends at `<|call|>`.
-            let mut sec = section(di, "", Some("<|call|>"), &[], &[]);
+            let mut sec = section(di, "", call_end, &[], &[]);
             sec.forms.push(Form::Harmony);
             sections.push(sec);
+            let code = sections.len();
+            let mut sec = section(di, "", call_end, &[], &[]);
+            sec.forms.push(Form::Code {
+                name: String::new(),
+                key: "code".to_owned(),
+            });
+            sections.push(sec);
+            let body = env.body.as_ref().map(|b| {
+                let b = super::suffix::with_slots(&Dialect {
+                    sections: vec![b.clone()],
+                    ..(*dialects[di]).clone()
+                })
+                .sections
+                .remove(0);
+                sections.push(section(
+                    di,
+                    &b.open,
+                    b.close.as_deref(),
+                    &b.calls,
+                    &b.trailer,
+                ));
+                sections.len() - 1
+            });
+            let mut marks: Vec<(String, HeaderMark)> =
+                vec![(env.message.clone(), HeaderMark::Message)];
+            marks.extend(
+                env.contents
+                    .iter()
+                    .map(|c| (c.marker.clone(), HeaderMark::Content(c.kind))),
+            );
+            marks.extend(env.inner.iter().map(|m| (m.clone(), HeaderMark::Inner)));
+            marks.extend(env.stops().into_iter().map(|m| (m, HeaderMark::Stop)));
+            let mut seen = std::collections::HashSet::new();
+            marks.retain(|(m, _)| seen.insert(m.clone()));
             Harmony {
-                header: Roles::new(vec![
-                    ("<|channel|>".to_owned(), HeaderMark::Channel),
-                    ("<|constrain|>".to_owned(), HeaderMark::Constrain),
-                    ("<|message|>".to_owned(), HeaderMark::Message),
-                    ("<|start|>".to_owned(), HeaderMark::Stop),
-                    ("<|end|>".to_owned(), HeaderMark::Stop),
-                ]),
+                env: env.clone(),
+                header: Roles::new(marks),
                 section: idx,
+                code,
+                body,
                 analysis,
             }
         });
@@ -629,8 +674,9 @@ impl Compiled {
             outer: Roles::new(outer),
             enclosures,
             any_close,
-            closes,
-            all_closes,
+            // Sets, not strings: a closer may carry a token suffix.
+            closes: closes.iter().map(|c| MarkerSet::new(c)).collect(),
+            all_closes: MarkerSet::new(&all_closes),
             sections,
             first_json,
             first_list,

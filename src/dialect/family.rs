@@ -83,8 +83,11 @@ static FAMILIES: &[(&str, &[&str])] = &[
     ("Functionary v3.2", &["functionary_v32"]),
 ];
 
+/// Whether an id is of a family.
+type Matcher = fn(&Id) -> bool;
+
 /// Whether an id is of the family at the same place in [`FAMILIES`].
-static MATCHES: &[fn(&Id) -> bool] = &[
+static MATCHES: &[Matcher] = &[
     // Hermes 2 Pro (and Theta, its merge) / 3 / 4; the first Hermes 2
     // models wrote no tool calls.
     |id| {
@@ -260,10 +263,7 @@ static MATCHES: &[fn(&Id) -> bool] = &[
 /// The families whose chat template ends the prompt inside reasoning, so
 /// that the response starts in it (`--model` turns `reasoning_open` on for
 /// them), each as shown to users.
-/// A test of a model id: whether it is of one family.
-type Matches = fn(&Id) -> bool;
-
-static REASONING_OPEN: &[(&str, Matches)] = &[
+static REASONING_OPEN: &[(&str, Matcher)] = &[
     ("DeepSeek-R1 and its distills", |id| {
         id.versions("deepseek-r").iter().any(|v| v.major == 1)
     }),
@@ -815,28 +815,9 @@ mod tests {
             assert!(reached.contains(&d), "{d}");
         }
         for d in reached {
-            assert!(
-                table.contains(&d) || ADDED_ELSEWHERE.contains(&d),
-                "{d} is not a built-in dialect"
-            );
+            assert!(table.contains(&d), "{d} is not a built-in dialect");
         }
     }
-
-    /// Dialects of section 7b that the map sends families to and that
-    /// other branches add to `BUILTIN` (checked by name only until then).
-    const ADDED_ELSEWHERE: [&str; 11] = [
-        "kimi_k3",
-        "minimax_m3",
-        "gemma4",
-        "function_gemma",
-        "muse_glimmer",
-        "inkling",
-        "hunyuan",
-        "minicpm5",
-        "apertus",
-        "xlam",
-        "functionary_v32",
-    ];
 
     #[test]
     fn reasoning_opens_by_family() {

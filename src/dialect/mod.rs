@@ -27,13 +27,17 @@ use serde::{Deserialize, Serialize};
 pub(crate) mod attributes;
 mod builtin;
 pub(crate) mod compiled;
+mod envelope;
 pub mod family;
 pub(crate) mod gemma;
+pub(crate) mod suffix;
 pub(crate) mod tags;
 pub mod tools;
 pub(crate) mod value;
 
 pub use builtin::BUILTIN;
+pub(crate) use envelope::bare_header;
+pub use envelope::{Content, ContentKind, Envelope};
 
 /// One model's output format: its reasoning, its call sections, its other
 /// markers.
@@ -65,6 +69,31 @@ pub struct Dialect {
     /// with no reasoning); anywhere else they are text.
     #[serde(default)]
     pub leading: Vec<String>,
+    /// The lead of a token suffix that each marker ending in `>` may
+    /// carry before its `>`, any suffix accepted (Tencent Hy3 and HY v4
+    /// write `<tool_calls:opensource>` for `<tool_calls>`: lead `":"`). A
+    /// suffix is up to 64 bytes, none of them white space, `<` or `>`.
+    ///
+    /// ```
+    /// use actionstream::{dialect::Dialect, Config, Event};
+    /// let mut d = Dialect::builtin("glm").unwrap();
+    /// d.token_suffix = Some(":".into());
+    /// let text = "<tool_call:x1>f<arg_key:x1>a</arg_key:x1><arg_value:x1>1</arg_value:x1></tool_call:x1>";
+    /// let events = actionstream::parse_str_with(Config::default().dialect(d), text);
+    /// assert!(events.iter().any(|e| matches!(e, Event::ActionComplete(a) if a.name == "f")));
+    /// ```
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub token_suffix: Option<String>,
+    /// Messages whose headers name a recipient (Meta Muse Glimmer's
+    /// `<|start|>assistant to=R<|message|>`); `harmony: true` stands for
+    /// [`Envelope::harmony`].
+    ///
+    /// ```
+    /// let d = actionstream::dialect::Dialect::builtin("muse_glimmer").unwrap();
+    /// assert_eq!(d.envelope.unwrap().reasoning_recipients, ["self"]);
+    /// ```
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub envelope: Option<Envelope>,
     /// A call section's opener met inside this dialect's reasoning ends the
     /// reasoning there, as its closer would, and the call is read; a
     /// reasoning closer after the call, with only white space between, is
@@ -247,6 +276,17 @@ pub enum Calls {
         /// The marker around strings.
         string: String,
     },
+    /// The section's content is raw code, up to its closer (or trailer, or
+    /// the end of the response): one call `name` whose arguments are
+    /// `{key: code}` (Llama 3.1's `code_interpreter`). Chosen by a first
+    /// byte no other form takes.
+    Code {
+        /// The call's name.
+        name: String,
+        /// The argument that holds the code.
+        #[serde(default = "code_key")]
+        key: String,
+    },
     /// Python calls: a list `[f(a=1), g()]`, or (with `list` false) calls
     /// one after another, one per line.
     Python {
@@ -296,6 +336,10 @@ pub struct Attributes {
     pub string_types: Vec<String>,
 }
 
+fn code_key() -> String {
+    "code".to_owned()
+}
+
 /// A marker that ends a parameter's key, and how its value is read.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -330,5 +374,18 @@ impl Dialect {
     /// ```
     pub fn builtin(name: &str) -> Option<Dialect> {
         builtin::builtin(name)
+    }
+
+    /// The recipient envelope the dialect's messages come in, if any: its
+    /// `envelope`, or harmony's where `harmony` is set.
+    ///
+    /// ```
+    /// let d = actionstream::dialect::Dialect::builtin("gpt_oss").unwrap();
+    /// assert_eq!(d.recipient_envelope().unwrap().message, "<|message|>");
+    /// ```
+    pub fn recipient_envelope(&self) -> Option<Envelope> {
+        self.envelope
+            .clone()
+            .or_else(|| self.harmony.then(Envelope::harmony))
     }
 }

@@ -229,15 +229,7 @@ pub fn load(path: &Path) -> Result<Vec<(String, Value)>, ConfigError> {
     };
     let list: Value = serde_json::from_str(&text).map_err(|e| invalid(e.to_string()))?;
     let tools = tool_schemas(&list).map_err(invalid)?;
-    #[cfg(feature = "schema")]
-    for (name, schema) in &tools {
-        crate::schema::SchemaValidator::new()
-            .with(name, schema.clone())
-            .map_err(|e| ConfigError::Schema {
-                name: e.name,
-                message: e.message,
-            })?;
-    }
+    crate::settings_check::check_tool_schemas(&tools)?;
     Ok(tools)
 }
 

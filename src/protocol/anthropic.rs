@@ -12,14 +12,17 @@
 //! its block stopped where its fragments were. Since blocks do not
 //! interleave, what comes while a call's block is open (text, other calls)
 //! waits until it ends. Then `message_delta` (`stop_reason` `tool_use` when
-//! a call completed, else `end_turn`; `usage`) and `message_stop`. Token
-//! counts are 0: the parser sees text, not tokens. After a stream-level
-//! error the stream ends with an `error` event in place of `message_delta`
-//! and `message_stop`.
+//! a call completed, else `max_tokens` when the answer was
+//! [truncated](super::Encoder::truncated), else `end_turn`; `usage`) and
+//! `message_stop`. Token counts are 0 (the parser sees text, not tokens)
+//! unless the model's server told them ([`super::Encoder::usage`]). After a
+//! stream-level error the stream ends with an `error` event in place of
+//! `message_delta`, then `message_stop` (the SDKs raise at the `error`;
+//! other clients still see the stream end).
 
 use serde_json::{json, Value};
 
-use super::{named, Call, Meta, Sink, Stop};
+use super::{named, Call, Meta, Sink, Stop, Usage};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Block {
@@ -35,6 +38,8 @@ pub(crate) struct Anthropic {
     /// The open block and its index.
     open: Option<(Block, usize)>,
     errors: Vec<String>,
+    usage: Option<Usage>,
+    truncated: bool,
 }
 
 impl Anthropic {
@@ -44,6 +49,8 @@ impl Anthropic {
             next: 0,
             open: None,
             errors: Vec::new(),
+            usage: None,
+            truncated: false,
         }
     }
 
@@ -168,17 +175,23 @@ impl Sink for Anthropic {
                     out,
                 );
             }
+            Self::emit("message_stop", json!({"type": "message_stop"}), out);
             return;
         }
         let reason = match stop {
             Stop::ToolCalls => "tool_use",
+            Stop::End if self.truncated => "max_tokens",
             Stop::End => "end_turn",
+        };
+        let usage = match self.usage {
+            Some(u) => json!({"input_tokens": u.input_tokens, "output_tokens": u.output_tokens}),
+            None => json!({"output_tokens": 0}),
         };
         Self::emit(
             "message_delta",
             json!({"type": "message_delta",
                    "delta": {"stop_reason": reason, "stop_sequence": null},
-                   "usage": {"output_tokens": 0}}),
+                   "usage": usage}),
             out,
         );
         Self::emit("message_stop", json!({"type": "message_stop"}), out);
@@ -186,5 +199,13 @@ impl Sink for Anthropic {
 
     fn sequential(&self) -> bool {
         true
+    }
+
+    fn usage(&mut self, usage: Usage) {
+        self.usage = Some(usage);
+    }
+
+    fn truncated(&mut self) {
+        self.truncated = true;
     }
 }

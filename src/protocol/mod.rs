@@ -224,6 +224,15 @@ pub struct Options {
     pub id: Option<String>,
     /// The creation time in Unix seconds; `None`: now.
     pub created: Option<u64>,
+    /// Tools whose calls are freeform (the Responses API's `custom` tools):
+    /// the call's arguments are `{"input": TEXT}` and
+    /// [`Format::OpenAiResponses`] writes it as a `custom_tool_call` item
+    /// whose `input` is TEXT.
+    pub custom_tools: Vec<String>,
+    /// Tools offered inside a namespace (the Responses API's `namespace`
+    /// tools), as (tool name, namespace): [`Format::OpenAiResponses`]
+    /// writes a call to one with that `namespace`.
+    pub namespaced_tools: Vec<(String, String)>,
 }
 
 impl Default for Options {
@@ -233,6 +242,8 @@ impl Default for Options {
             calls: Calls::Live,
             id: None,
             created: None,
+            custom_tools: Vec::new(),
+            namespaced_tools: Vec::new(),
         }
     }
 }
@@ -260,6 +271,84 @@ impl Options {
     pub fn created(mut self, created: u64) -> Self {
         self.created = Some(created);
         self
+    }
+
+    /// A freeform tool ([`Options::custom_tools`]).
+    ///
+    /// ```
+    /// use actionstream::protocol::Options;
+    /// let options = Options::default().custom_tool("apply_patch");
+    /// assert_eq!(options.custom_tools, ["apply_patch"]);
+    /// ```
+    pub fn custom_tool(mut self, name: impl Into<String>) -> Self {
+        self.custom_tools.push(name.into());
+        self
+    }
+
+    /// A tool offered inside `namespace` ([`Options::namespaced_tools`]).
+    ///
+    /// ```
+    /// use actionstream::protocol::Options;
+    /// let options = Options::default().namespaced_tool("run", "web_run");
+    /// assert_eq!(options.namespaced_tools[0].1, "web_run");
+    /// ```
+    pub fn namespaced_tool(
+        mut self,
+        name: impl Into<String>,
+        namespace: impl Into<String>,
+    ) -> Self {
+        self.namespaced_tools.push((name.into(), namespace.into()));
+        self
+    }
+}
+
+/// The token counts of an answer, as the model's server reported them
+/// (the parser sees text, not tokens), for the formats that carry them
+/// ([`Format::Anthropic`], [`Format::OpenAiResponses`]).
+///
+/// ```
+/// use actionstream::protocol::{Encoder, Format, Options, Usage};
+///
+/// let mut encoder = Encoder::new(Format::Anthropic, Options::default());
+/// let mut out = String::new();
+/// encoder.usage(Usage { input_tokens: 12, output_tokens: 3 });
+/// encoder.finish(&mut out);
+/// assert!(out.contains(r#""usage":{"input_tokens":12,"output_tokens":3}"#));
+/// ```
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Usage {
+    /// Tokens of the prompt.
+    pub input_tokens: u64,
+    /// Tokens of the answer.
+    pub output_tokens: u64,
+}
+
+impl Usage {
+    /// The counts of an OpenAI-style `usage` object (`prompt_tokens` /
+    /// `completion_tokens`, or `input_tokens` / `output_tokens`); `None`
+    /// when it has neither.
+    ///
+    /// ```
+    /// use actionstream::protocol::Usage;
+    /// let usage = serde_json::json!({"prompt_tokens": 7, "completion_tokens": 2, "total_tokens": 9});
+    /// assert_eq!(Usage::from_openai(&usage), Some(Usage { input_tokens: 7, output_tokens: 2 }));
+    /// ```
+    pub fn from_openai(usage: &Value) -> Option<Usage> {
+        let get = |a: &str, b: &str| {
+            usage
+                .get(a)
+                .or_else(|| usage.get(b))
+                .and_then(Value::as_u64)
+        };
+        let input = get("prompt_tokens", "input_tokens");
+        let output = get("completion_tokens", "output_tokens");
+        if input.is_none() && output.is_none() {
+            return None;
+        }
+        Some(Usage {
+            input_tokens: input.unwrap_or(0),
+            output_tokens: output.unwrap_or(0),
+        })
     }
 }
 
@@ -372,6 +461,12 @@ pub(crate) trait Sink {
     fn sequential(&self) -> bool {
         false
     }
+    /// The answer's token counts, told before [`Sink::finish`]; formats
+    /// without usage ignore them.
+    fn usage(&mut self, _usage: Usage) {}
+    /// The answer stopped at its token limit, told before [`Sink::finish`];
+    /// formats without such a stop ignore it.
+    fn truncated(&mut self) {}
 }
 
 /// Writes events in one [`Format`].
@@ -412,7 +507,7 @@ impl Encoder {
                 }
             }
             Format::OpenAiChat => Box::new(openai_chat::Chat::new(meta)),
-            Format::OpenAiResponses => Box::new(openai_responses::Responses::new(meta)),
+            Format::OpenAiResponses => Box::new(openai_responses::Responses::new(meta, &options)),
             Format::Anthropic => Box::new(anthropic::Anthropic::new(meta)),
             Format::AiSdk => Box::new(ai_sdk::AiSdk::new(meta)),
             Format::AgUi => Box::new(ag_ui::AgUi::new(meta)),
@@ -460,6 +555,35 @@ impl Encoder {
                     d.sink.error(message, out);
                 }
             }
+        }
+    }
+
+    /// The answer's token counts (from the model's server), written with
+    /// the stream's end where the format carries them. Call it before
+    /// [`Encoder::finish`].
+    pub fn usage(&mut self, usage: Usage) {
+        if let Inner::Protocol(d) = &mut self.inner {
+            d.sink.usage(usage);
+        }
+    }
+
+    /// The answer stopped at its token limit (a Chat Completions
+    /// `finish_reason` of `length`): an Anthropic stream then ends with
+    /// `stop_reason` `max_tokens` (unless a call completed), a Responses
+    /// stream with `response.incomplete`. Call it before
+    /// [`Encoder::finish`].
+    ///
+    /// ```
+    /// use actionstream::protocol::{Encoder, Format, Options};
+    /// let mut encoder = Encoder::new(Format::OpenAiResponses, Options::default());
+    /// let mut out = String::new();
+    /// encoder.truncated();
+    /// encoder.finish(&mut out);
+    /// assert!(out.contains("event: response.incomplete"));
+    /// ```
+    pub fn truncated(&mut self) {
+        if let Inner::Protocol(d) = &mut self.inner {
+            d.sink.truncated();
         }
     }
 

@@ -16,14 +16,26 @@
 //! new message item, so the items keep the order of the response. The last
 //! event is `response.completed` with the whole response, every output item
 //! in it; after a stream-level error (an `error` event, sent at once) it is
-//! `response.failed` with the first error's message. Every event carries its
-//! `sequence_number`, from 0.
+//! `response.failed` with the first error's message, and after an answer
+//! [truncated](super::Encoder::truncated) at its token limit
+//! `response.incomplete` (`incomplete_details.reason: max_output_tokens`).
+//! The response's `usage` is null unless the model's server told it
+//! ([`super::Encoder::usage`]). Every event carries its `sequence_number`,
+//! from 0.
+//!
+//! A call to a freeform tool ([`super::Options::custom_tools`]) is a
+//! `custom_tool_call` item whose `input` is the call's `input` argument: it
+//! goes out whole when the call completes (`response.output_item.added`,
+//! `response.custom_tool_call_input.delta` and `.done`,
+//! `response.output_item.done`), since its text is only known once the
+//! JSON string holding it ends. A call to a tool offered inside a namespace
+//! ([`super::Options::namespaced_tools`]) carries that `namespace`.
 
 use std::collections::HashMap;
 
 use serde::Serialize;
 
-use super::{named, Call, Meta, Sink, Stop};
+use super::{named, Call, Meta, Options, Sink, Stop, Usage};
 
 // Every event is written from the typed records below, which borrow what
 // they carry: a response's text goes out four times (delta, done, part,
@@ -110,6 +122,17 @@ enum Item<'a> {
         arguments: &'a str,
         call_id: &'a str,
         name: &'a str,
+        #[serde(skip_serializing_if = "Option::is_none")]
+        namespace: Option<&'a str>,
+    },
+    CustomToolCall {
+        id: &'a str,
+        #[serde(rename = "type")]
+        kind: &'static str,
+        status: &'a str,
+        call_id: &'a str,
+        name: &'a str,
+        input: &'a str,
     },
 }
 
@@ -123,7 +146,13 @@ enum Done {
     Call {
         f: FnCall,
         name: String,
+        namespace: Option<String>,
         status: &'static str,
+    },
+    Custom {
+        f: FnCall,
+        name: String,
+        input: String,
     },
 }
 
@@ -133,8 +162,25 @@ impl Done {
             Done::Text { kind, id, text } => {
                 text_item(*kind, id, "completed", vec![Part::new(*kind, text)])
             }
-            Done::Call { f, name, status } => fn_item(f, name, status),
+            Done::Call {
+                f,
+                name,
+                namespace,
+                status,
+            } => fn_item(f, name, namespace.as_deref(), status),
+            Done::Custom { f, name, input } => custom_item(f, name, input, "completed"),
         }
+    }
+}
+
+fn custom_item<'a>(f: &'a FnCall, name: &'a str, input: &'a str, status: &'a str) -> Item<'a> {
+    Item::CustomToolCall {
+        id: &f.id,
+        kind: "custom_tool_call",
+        status,
+        call_id: &f.call_id,
+        name,
+        input,
     }
 }
 
@@ -157,7 +203,12 @@ fn text_item<'a>(kind: Kind, id: &'a str, status: &'a str, content: Vec<Part<'a>
     }
 }
 
-fn fn_item<'a>(f: &'a FnCall, name: &'a str, status: &'a str) -> Item<'a> {
+fn fn_item<'a>(
+    f: &'a FnCall,
+    name: &'a str,
+    namespace: Option<&'a str>,
+    status: &'a str,
+) -> Item<'a> {
     Item::FunctionCall {
         id: &f.id,
         kind: "function_call",
@@ -165,6 +216,7 @@ fn fn_item<'a>(f: &'a FnCall, name: &'a str, status: &'a str) -> Item<'a> {
         arguments: &f.arguments,
         call_id: &f.call_id,
         name,
+        namespace,
     }
 }
 
@@ -221,6 +273,11 @@ enum Fields<'a> {
         output_index: usize,
         arguments: &'a str,
     },
+    InputDone {
+        item_id: &'a str,
+        output_index: usize,
+        input: &'a str,
+    },
     Error {
         code: (),
         message: &'a str,
@@ -254,7 +311,7 @@ struct Response<'a> {
     status: &'a str,
     background: bool,
     error: Option<Failure<'a>>,
-    incomplete_details: (),
+    incomplete_details: Option<Incomplete>,
     instructions: (),
     max_output_tokens: (),
     model: &'a str,
@@ -268,8 +325,34 @@ struct Response<'a> {
     tools: [(); 0],
     top_p: (),
     truncation: &'static str,
-    usage: (),
+    usage: Option<UsageOut>,
     metadata: Metadata,
+}
+
+/// Why a response is incomplete.
+#[derive(Serialize)]
+struct Incomplete {
+    reason: &'static str,
+}
+
+/// The response's `usage`.
+#[derive(Serialize)]
+struct UsageOut {
+    input_tokens: u64,
+    input_tokens_details: Cached,
+    output_tokens: u64,
+    output_tokens_details: ReasoningTokens,
+    total_tokens: u64,
+}
+
+#[derive(Serialize)]
+struct Cached {
+    cached_tokens: u64,
+}
+
+#[derive(Serialize)]
+struct ReasoningTokens {
+    reasoning_tokens: u64,
 }
 
 /// `{"format": {"type": "text"}}`.
@@ -296,6 +379,10 @@ pub(crate) struct Responses {
     open: Option<Open>,
     calls: HashMap<usize, FnCall>,
     error: Option<String>,
+    custom_tools: Vec<String>,
+    namespaced_tools: Vec<(String, String)>,
+    usage: Option<Usage>,
+    truncated: bool,
 }
 
 /// Writes one event (a free function, so that the fields may borrow the
@@ -311,7 +398,7 @@ fn emit(sequence: &mut u64, kind: &str, fields: Fields<'_>, out: &mut String) {
 }
 
 impl Responses {
-    pub(crate) fn new(meta: Meta) -> Self {
+    pub(crate) fn new(meta: Meta, options: &Options) -> Self {
         Responses {
             meta,
             sequence: 0,
@@ -319,7 +406,22 @@ impl Responses {
             open: None,
             calls: HashMap::new(),
             error: None,
+            custom_tools: options.custom_tools.clone(),
+            namespaced_tools: options.namespaced_tools.clone(),
+            usage: None,
+            truncated: false,
         }
+    }
+
+    fn is_custom(&self, name: &str) -> bool {
+        self.custom_tools.iter().any(|n| n == name)
+    }
+
+    fn namespace_of(&self, name: &str) -> Option<String> {
+        self.namespaced_tools
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, ns)| ns.clone())
     }
 
     /// Writes the response object event `kind` with `status`; once done
@@ -344,7 +446,9 @@ impl Responses {
             status,
             background: false,
             error,
-            incomplete_details: (),
+            incomplete_details: (status == "incomplete").then_some(Incomplete {
+                reason: "max_output_tokens",
+            }),
             instructions: (),
             max_output_tokens: (),
             model: &self.meta.model,
@@ -360,7 +464,18 @@ impl Responses {
             tools: [],
             top_p: (),
             truncation: "disabled",
-            usage: (),
+            usage: self
+                .usage
+                .filter(|_| status != "in_progress")
+                .map(|u| UsageOut {
+                    input_tokens: u.input_tokens,
+                    input_tokens_details: Cached { cached_tokens: 0 },
+                    output_tokens: u.output_tokens,
+                    output_tokens_details: ReasoningTokens {
+                        reasoning_tokens: 0,
+                    },
+                    total_tokens: u.input_tokens + u.output_tokens,
+                }),
             metadata: Metadata {},
         };
         emit(&mut self.sequence, kind, Fields::Response { response }, out);
@@ -505,6 +620,7 @@ impl Responses {
         let Some(f) = self.calls.remove(&call.n) else {
             return;
         };
+        let namespace = self.namespace_of(&call.name);
         let seq = &mut self.sequence;
         if status == "completed" {
             emit(
@@ -523,7 +639,7 @@ impl Responses {
             "response.output_item.done",
             Fields::Item {
                 output_index: f.index,
-                item: fn_item(&f, &call.name, status),
+                item: fn_item(&f, &call.name, namespace.as_deref(), status),
             },
             out,
         );
@@ -531,7 +647,71 @@ impl Responses {
         self.items[index] = Some(Done::Call {
             f,
             name: call.name.clone(),
+            namespace,
             status,
+        });
+    }
+
+    /// Writes a completed freeform call whole, as a `custom_tool_call`.
+    fn custom_call(&mut self, call: &Call, arguments: &serde_json::Value, out: &mut String) {
+        self.close(out);
+        let input = match arguments.get("input") {
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(other) => other.to_string(),
+            None => String::new(),
+        };
+        let index = self.new_item();
+        let f = FnCall {
+            index,
+            id: format!("ctc_{}_{index}", self.meta.id),
+            call_id: format!("call_{}_{}", self.meta.id, call.n),
+            arguments: String::new(),
+        };
+        let seq = &mut self.sequence;
+        emit(
+            seq,
+            "response.output_item.added",
+            Fields::Item {
+                output_index: index,
+                item: custom_item(&f, &call.name, "", "in_progress"),
+            },
+            out,
+        );
+        if !input.is_empty() {
+            emit(
+                seq,
+                "response.custom_tool_call_input.delta",
+                Fields::ArgumentsDelta {
+                    item_id: &f.id,
+                    output_index: index,
+                    delta: &input,
+                },
+                out,
+            );
+        }
+        emit(
+            seq,
+            "response.custom_tool_call_input.done",
+            Fields::InputDone {
+                item_id: &f.id,
+                output_index: index,
+                input: &input,
+            },
+            out,
+        );
+        emit(
+            seq,
+            "response.output_item.done",
+            Fields::Item {
+                output_index: index,
+                item: custom_item(&f, &call.name, &input, "completed"),
+            },
+            out,
+        );
+        self.items[index] = Some(Done::Custom {
+            f,
+            name: call.name.clone(),
+            input,
         });
     }
 }
@@ -551,6 +731,10 @@ impl Sink for Responses {
     }
 
     fn call_start(&mut self, call: &Call, out: &mut String) {
+        if self.is_custom(&call.name) {
+            // Written whole when it completes.
+            return;
+        }
         self.close(out);
         let index = self.new_item();
         let f = FnCall {
@@ -559,12 +743,13 @@ impl Sink for Responses {
             call_id: format!("call_{}_{}", self.meta.id, call.n),
             arguments: String::new(),
         };
+        let namespace = self.namespace_of(&call.name);
         emit(
             &mut self.sequence,
             "response.output_item.added",
             Fields::Item {
                 output_index: index,
-                item: fn_item(&f, &call.name, "in_progress"),
+                item: fn_item(&f, &call.name, namespace.as_deref(), "in_progress"),
             },
             out,
         );
@@ -588,8 +773,12 @@ impl Sink for Responses {
         );
     }
 
-    fn call_done(&mut self, call: &Call, _arguments: &serde_json::Value, out: &mut String) {
-        self.end_call(call, "completed", out);
+    fn call_done(&mut self, call: &Call, arguments: &serde_json::Value, out: &mut String) {
+        if self.is_custom(&call.name) {
+            self.custom_call(call, arguments, out);
+        } else {
+            self.end_call(call, "completed", out);
+        }
     }
 
     fn call_failed(&mut self, call: &Call, _errors: &str, _raw: &str, out: &mut String) {
@@ -616,8 +805,17 @@ impl Sink for Responses {
         self.close(out);
         let (kind, status) = match self.error {
             Some(_) => ("response.failed", "failed"),
+            None if self.truncated => ("response.incomplete", "incomplete"),
             None => ("response.completed", "completed"),
         };
         self.response(kind, status, out);
+    }
+
+    fn usage(&mut self, usage: Usage) {
+        self.usage = Some(usage);
+    }
+
+    fn truncated(&mut self) {
+        self.truncated = true;
     }
 }

@@ -38,6 +38,18 @@ use aho_corasick::{Anchored, MatchKind};
 /// table rather than calling memchr.
 const SHORT: usize = 16;
 
+/// Marks the place in a marker where a token suffix may stand: a marker
+/// `P` + `SUFFIX_SLOT` + `L` + `T` (one closing byte `T`) is found as
+/// `P T` and as `P L S T`, where the suffix `S` is up to [`SUFFIX_MAX`]
+/// bytes, none of them white space, `<`, or `T` (Hunyuan's
+/// `<tool_calls:opensource>` for `<tool_calls>`, with lead `:`). A
+/// noncharacter: it never stands in text. `dialect::suffix` writes such
+/// markers from a descriptor's `token_suffix`.
+pub(crate) const SUFFIX_SLOT: char = '\u{FDD0}';
+
+/// The longest token suffix (after its lead) a marker may carry.
+pub(crate) const SUFFIX_MAX: usize = 64;
+
 /// A set of markers and the automaton that finds them.
 #[derive(Debug, Clone)]
 pub(crate) struct MarkerSet {
@@ -51,11 +63,21 @@ pub(crate) struct MarkerSet {
     /// Up to three such bytes, for memchr; `None` when there are more.
     first3: Option<(u8, u8, u8)>,
     lens: Vec<usize>,
+    /// For each pattern of the automaton: the marker it finds, and, for the
+    /// `P L` pattern of a marker with a suffix slot, the byte that ends the
+    /// suffix.
+    /// And the pattern's length.
+    pats: Vec<(usize, Option<u8>, usize)>,
 }
 
 /// Where a search stands between pieces of text.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct MarkerState(Option<StateID>);
+pub(crate) struct MarkerState {
+    state: Option<StateID>,
+    /// Inside a token suffix: the pattern whose lead was found, and the
+    /// bytes of the marker seen so far.
+    suffix: Option<(u32, u32)>,
+}
 
 /// A marker found: its index in the set and where it ends in the text
 /// searched (one past its last byte).
@@ -70,8 +92,34 @@ impl MarkerSet {
     /// A set of `markers` (empty markers are ignored; none may be empty of
     /// meaning: an empty set finds nothing).
     pub fn new<S: AsRef<str>>(markers: &[S]) -> MarkerSet {
-        let pats: Vec<&[u8]> = markers.iter().map(|m| m.as_ref().as_bytes()).collect();
-        let lens = pats.iter().map(|p| p.len()).collect();
+        let mut slot = [0u8; 4];
+        let slot: &str = SUFFIX_SLOT.encode_utf8(&mut slot);
+        let mut owned: Vec<Vec<u8>> = Vec::new();
+        let mut pat_roles: Vec<(usize, Option<u8>, usize)> = Vec::new();
+        let mut lens = Vec::new();
+        for (i, m) in markers.iter().enumerate() {
+            let m = m.as_ref();
+            match m.split_once(slot) {
+                Some((head, tail)) if tail.len() >= 2 => {
+                    let (lead, term) = tail.split_at(tail.len() - 1);
+                    let literal = [head.as_bytes(), term.as_bytes()].concat();
+                    lens.push(literal.len());
+                    pat_roles.push((i, None, literal.len()));
+                    owned.push(literal);
+                    let with_lead = [head.as_bytes(), lead.as_bytes()].concat();
+                    pat_roles.push((i, term.as_bytes().first().copied(), with_lead.len()));
+                    owned.push(with_lead);
+                }
+                // An empty marker is no pattern: it would match everywhere.
+                _ if m.is_empty() => lens.push(0),
+                _ => {
+                    lens.push(m.len());
+                    owned.push(m.as_bytes().to_vec());
+                    pat_roles.push((i, None, m.len()));
+                }
+            }
+        }
+        let pats: Vec<&[u8]> = owned.iter().map(Vec::as_slice).collect();
         let mut first = [false; 256];
         for p in &pats {
             if let Some(&b) = p.first() {
@@ -146,12 +194,16 @@ impl MarkerSet {
             first,
             first3,
             lens,
+            pats: pat_roles,
         }
     }
 
     /// A search at its beginning.
     pub fn begin(&self) -> MarkerState {
-        MarkerState(self.start)
+        MarkerState {
+            state: self.start,
+            suffix: None,
+        }
     }
 
     /// The length of marker `i`.
@@ -165,10 +217,27 @@ impl MarkerSet {
     /// reported.
     #[inline]
     pub fn find(&self, state: &mut MarkerState, hay: &[u8]) -> Option<Hit> {
-        let (Some(dfa), Some(start), Some(mut s)) = (&self.dfa, self.start, state.0) else {
+        let (Some(dfa), Some(start), Some(mut s)) = (&self.dfa, self.start, state.state) else {
             return None;
         };
         let mut i = 0;
+        if let Some((pat, seen)) = state.suffix {
+            match self.step_suffix(pat, seen, hay) {
+                Suffix::Found(hit) => {
+                    state.suffix = None;
+                    return Some(hit);
+                }
+                Suffix::Pending(seen) => {
+                    state.suffix = Some((pat, seen));
+                    return None;
+                }
+                // Not a suffix: the byte that broke it is read afresh.
+                Suffix::Broken(at) => {
+                    state.suffix = None;
+                    i = at;
+                }
+            }
+        }
         while i < hay.len() {
             if s == start {
                 // Nothing pending: skip to a byte that begins a marker.
@@ -180,7 +249,7 @@ impl MarkerSet {
                 match skip {
                     Some(k) => i += k,
                     None => {
-                        state.0 = Some(s);
+                        state.state = Some(s);
                         return None;
                     }
                 }
@@ -188,11 +257,34 @@ impl MarkerSet {
             s = dfa.next_state(Anchored::No, s, hay[i]);
             i += 1;
             if dfa.is_match(s) {
-                let marker = (0..dfa.match_len(s))
+                let pat = (0..dfa.match_len(s))
                     .map(|k| dfa.match_pattern(s, k).as_usize())
-                    .max_by_key(|&m| self.len_of(m))
+                    .max_by_key(|&m| self.pat_len(m))
                     .unwrap_or(0);
-                state.0 = Some(start);
+                state.state = Some(start);
+                let (marker, term, _) = self.pats.get(pat).copied().unwrap_or((pat, None, 0));
+                if term.is_some() {
+                    // A marker's lead: its suffix follows.
+                    let seen = u32::try_from(self.pat_len(pat)).unwrap_or(u32::MAX);
+                    let pat = u32::try_from(pat).unwrap_or(u32::MAX);
+                    match self.step_suffix(pat, seen, &hay[i..]) {
+                        Suffix::Found(hit) => {
+                            return Some(Hit {
+                                end: i + hit.end,
+                                ..hit
+                            })
+                        }
+                        Suffix::Pending(seen) => {
+                            state.suffix = Some((pat, seen));
+                            return None;
+                        }
+                        Suffix::Broken(at) => {
+                            s = start;
+                            i += at;
+                            continue;
+                        }
+                    }
+                }
                 return Some(Hit {
                     marker,
                     end: i,
@@ -200,8 +292,38 @@ impl MarkerSet {
                 });
             }
         }
-        state.0 = Some(s);
+        state.state = Some(s);
         None
+    }
+
+    /// The length of automaton pattern `pat` (a marker, or a marker's head
+    /// and suffix lead).
+    fn pat_len(&self, pat: usize) -> usize {
+        self.pats.get(pat).map_or(0, |p| p.2)
+    }
+
+    /// Steps over a token suffix in `hay`: `seen` bytes of the marker were
+    /// seen before it.
+    fn step_suffix(&self, pat: u32, seen: u32, hay: &[u8]) -> Suffix {
+        let pat_us = pat as usize;
+        let Some(&(marker, Some(term), head)) = self.pats.get(pat_us) else {
+            return Suffix::Broken(0);
+        };
+        let mut seen = seen as usize;
+        for (k, &b) in hay.iter().enumerate() {
+            if b == term && seen > head {
+                return Suffix::Found(Hit {
+                    marker,
+                    end: k + 1,
+                    len: seen + 1,
+                });
+            }
+            if b == term || b == b'<' || b.is_ascii_whitespace() || seen - head >= SUFFIX_MAX {
+                return Suffix::Broken(k);
+            }
+            seen += 1;
+        }
+        Suffix::Pending(u32::try_from(seen).unwrap_or(u32::MAX))
     }
 
     /// Whether `hay` stepped from `state` would leave it where it is, at
@@ -212,18 +334,33 @@ impl MarkerSet {
     /// piece.
     #[inline]
     pub fn passes(&self, state: &MarkerState, hay: &[u8]) -> bool {
-        state.0 == self.start && !hay.iter().any(|&b| self.first[usize::from(b)])
+        state.state == self.start
+            && state.suffix.is_none()
+            && !hay.iter().any(|&b| self.first[usize::from(b)])
     }
 
     /// How many of the bytes stepped over so far could still begin a
     /// marker (the longest marker prefix they end with).
     #[inline]
     pub fn held(&self, state: &MarkerState) -> usize {
+        if let Some((_, seen)) = state.suffix {
+            return seen as usize;
+        }
         state
-            .0
+            .state
             .and_then(|s| self.depth.get(s.as_usize() >> self.shift))
             .map_or(0, |&d| d as usize)
     }
+}
+
+/// How a token suffix read on.
+enum Suffix {
+    /// It ended: the marker, ending in the text read.
+    Found(Hit),
+    /// The text ended inside it: the marker's bytes so far.
+    Pending(u32),
+    /// It is no suffix: the byte at this offset broke it.
+    Broken(usize),
 }
 
 /// A set of bytes, as a bitmap: what a fast path may skip over is
@@ -355,6 +492,40 @@ mod tests {
                 }
             }
         }
+    }
+
+    /// A marker with a suffix slot is found bare and with any suffix, cut
+    /// at every byte; what breaks a suffix is read afresh.
+    #[test]
+    fn finds_markers_with_a_token_suffix_cut_at_every_byte() {
+        let slot = |m: &str| format!("{}{SUFFIX_SLOT}:>", &m[..m.len() - 1]);
+        let set = MarkerSet::new(&[slot("<tool_calls>"), slot("<tool_call>"), s("[X]")]);
+        let text = "a<tool_calls:ab(c>b<tool_call>c<tool_call:x <tool_calls:>d<tool_call:y>[X]<tool_call:z";
+        let (whole, held) = scan(&set, text, text.len());
+        let at = |m: &str| text.find(m).unwrap() + m.len();
+        assert_eq!(
+            whole,
+            [
+                (0, at("<tool_calls:ab(c>")),
+                (1, at("b<tool_call>")),
+                (1, at("d<tool_call:y>")),
+                (2, at("[X]")),
+            ]
+        );
+        assert_eq!(held, "<tool_call:z".len());
+        for chunk in 1..text.len() {
+            assert_eq!(
+                scan(&set, text, chunk),
+                (whole.clone(), held),
+                "chunk {chunk}"
+            );
+        }
+        let long = format!("<tool_call:{}>", "a".repeat(SUFFIX_MAX + 1));
+        assert_eq!(scan(&set, &long, 1).0, []);
+    }
+
+    fn s(x: &str) -> String {
+        x.to_owned()
     }
 
     #[test]

@@ -29,7 +29,7 @@ pub fn config(dialect: &str) -> Config {
 }
 
 /// The dialects whose parameter values are raw text.
-pub const RAW: [&str; 15] = [
+pub const RAW: [&str; 17] = [
     "qwen3_coder",
     "seed_oss",
     "glm",
@@ -45,11 +45,20 @@ pub const RAW: [&str; 15] = [
     "dots",
     "k2_horizon",
     "iquest_q1",
+    "hunyuan",
+    "muse_glimmer",
 ];
 
 /// The dialects whose arguments go out whole when the call ends (their
-/// forms read a call's body whole), not streamed as they are written.
-pub const WHOLE: [&str; 4] = ["minimax_m3", "gemma4", "function_gemma", "apertus"];
+/// forms read a call's body whole; Inkling's arguments key `args` is none
+/// the JSON scanner streams), not streamed as they are written.
+pub const WHOLE: [&str; 5] = [
+    "minimax_m3",
+    "gemma4",
+    "function_gemma",
+    "apertus",
+    "inkling",
+];
 
 /// A value as MiniMax M3 writes it: tags after the namespace token.
 fn mm3(v: &Value) -> String {
@@ -222,6 +231,27 @@ fn params(dialect: &str, c: &Call) -> String {
                 ));
             }
             out.push_str(&format!("</{tag}invoke>\n"));
+        }
+        "hunyuan" => {
+            // Hy3 with the suffix of its open-source tokenizer.
+            out.push_str(&format!("<tool_call:os>{}<tool_sep:os>\n", c.name));
+            for (k, v) in &c.args {
+                out.push_str(&format!(
+                    "<arg_key:os>{k}</arg_key:os>\n<arg_value:os>{}</arg_value:os>\n",
+                    raw(v)
+                ));
+            }
+            out.push_str("</tool_call:os>\n");
+        }
+        "muse_glimmer" => {
+            out.push_str(&format!("<atem:invoke name=\"{}\">\n", c.name));
+            for (k, v) in &c.args {
+                out.push_str(&format!(
+                    "<atem:parameter name=\"{k}\">{}</atem:parameter>\n",
+                    raw(v)
+                ));
+            }
+            out.push_str("</atem:invoke>\n");
         }
         _ => unreachable!("{dialect} has no parameter form"),
     }
@@ -497,6 +527,31 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
             .map(|o| format!("<function_call> {o}"))
             .collect::<Vec<_>>()
             .join("\n"),
+        "hunyuan" => format!(
+            "<tool_calls:os>\n{}</tool_calls:os>",
+            calls.iter().map(|c| params(dialect, c)).collect::<String>()
+        ),
+        "muse_glimmer" => format!(
+            "<|start|>assistant to={}<|message|><atem:function_calls>\n{}</atem:function_calls><|eom|>",
+            calls.first().map_or("f", |c| c.name.as_str()),
+            calls.iter().map(|c| params(dialect, c)).collect::<String>()
+        ),
+        "inkling" => calls
+            .iter()
+            .map(|c| {
+                format!(
+                    "<|message_model|>{}<|content_invoke_tool_json|>{{\"name\":{},\"args\":{}}}<|end_message|>",
+                    c.name,
+                    serde_json::to_string(&c.name).unwrap(),
+                    json(&c.args)
+                )
+            })
+            .collect(),
+        "functionary_v32" => calls
+            .iter()
+            .map(|c| format!(">>>{}\n{}", c.name, json(&c.args)))
+            .collect::<Vec<_>>()
+            .join("\n"),
         other => panic!("no writer for {other}"),
     }
 }
@@ -513,7 +568,7 @@ fn escape_attribute(v: &str) -> String {
 pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
     Some(match dialect {
         "llama3" | "jamba" | "phi4_mini" | "internlm" | "gigachat3" | "longcat"
-        | "granite_20b_fc" => return None,
+        | "granite_20b_fc" | "functionary_v32" => return None,
         "k2_horizon" => ("<ifm|think>", "</ifm|think>"),
         "seed_oss" => ("<seed:think>", "</seed:think>"),
         "mistral" => ("[THINK]", "[/THINK]"),
@@ -524,6 +579,9 @@ pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
         "gemma4" => ("<|channel>thought\n", "<channel|>"),
         "apertus" => ("<|inner_prefix|>", "<|inner_suffix|>"),
         "function_gemma" => return None,
+        "hunyuan" => ("<think:os>", "</think:os>"),
+        "muse_glimmer" => ("<|start|>assistant to=self<|message|>", "<|eom|>"),
+        "inkling" => ("<|message_model|><|content_thinking|>", "<|end_message|>"),
         _ => ("<think>", "</think>"),
     })
 }

@@ -4,6 +4,10 @@
 //! and a client that reads the gateway's SSE.
 #![allow(dead_code)]
 
+#[cfg(all(unix, feature = "cli"))]
+pub mod process;
+pub mod raw;
+
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -44,6 +48,12 @@ pub struct Script {
     pub pace: Duration,
     /// A usage chunk before `[DONE]`.
     pub usage: bool,
+    /// Piece sizes in characters, used in turn (instead of
+    /// `delta_chars`) when not empty.
+    pub sizes: Vec<usize>,
+    /// Byte offset in choice 0's content where the connection breaks off
+    /// (the body ends with an error, mid-answer).
+    pub break_at: Option<usize>,
 }
 
 impl Script {
@@ -59,7 +69,34 @@ impl Script {
             delta_chars: 4,
             pace: Duration::ZERO,
             usage: false,
+            sizes: Vec::new(),
+            break_at: None,
         }
+    }
+
+    /// Pieces of these sizes, in turn.
+    pub fn sizes(mut self, sizes: Vec<usize>) -> Self {
+        self.sizes = sizes;
+        self
+    }
+
+    /// A usage chunk before `[DONE]` (10 prompt, 20 completion tokens).
+    pub fn usage(mut self) -> Self {
+        self.usage = true;
+        self
+    }
+
+    /// The connection breaks off at byte `at` of the content.
+    pub fn break_at(mut self, at: usize) -> Self {
+        self.break_at = Some(at);
+        self.holds.push(at);
+        self
+    }
+
+    /// The choice finishes with this reason.
+    pub fn finish(mut self, reason: &'static str) -> Self {
+        self.choices[0].finish = reason;
+        self
     }
 
     pub fn reasoning(mut self, text: &str) -> Self {
@@ -153,6 +190,7 @@ impl Upstream {
         let app = axum::Router::new()
             .route("/v1/chat/completions", axum::routing::post(chat))
             .route("/v1/models", axum::routing::get(models))
+            .route("/tokenize", axum::routing::post(tokenize))
             .with_state(state.clone());
         let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
         let addr = listener.local_addr().unwrap();
@@ -222,6 +260,19 @@ impl Upstream {
     }
 }
 
+/// vLLM's `/tokenize` for chat messages: `{"count": N}`, here one token
+/// per message (and the request recorded, path `/tokenize`).
+async fn tokenize(State(state): State<Arc<UpState>>, body: Bytes) -> Response {
+    let body: Value = serde_json::from_slice(&body).unwrap_or(Value::Null);
+    let count = body["messages"].as_array().map_or(0, Vec::len);
+    state.received.lock().unwrap().push(Received {
+        body,
+        authorization: None,
+        path: "/tokenize".into(),
+    });
+    json_response(json!({"count": count, "max_model_len": 32768}))
+}
+
 async fn models() -> Response {
     json_response(json!({"object": "list", "data": [{"id": "test-model", "object": "model"}]}))
 }
@@ -249,9 +300,12 @@ async fn chat(State(state): State<Arc<UpState>>, headers: HeaderMap, body: Bytes
             let (tx, rx) = mpsc::channel::<Bytes>(16);
             tokio::spawn(replay(state, script, model, tx));
             let stream = futures::stream::unfold(rx, |mut rx| async move {
-                rx.recv()
-                    .await
-                    .map(|b| (Ok::<Bytes, std::convert::Infallible>(b), rx))
+                let b = rx.recv().await?;
+                if b == BREAK {
+                    let e = std::io::Error::new(std::io::ErrorKind::BrokenPipe, "broken off");
+                    return Some((Err(e), rx));
+                }
+                Some((Ok(b), rx))
             });
             Response::builder()
                 .header("content-type", "text/event-stream")
@@ -260,6 +314,9 @@ async fn chat(State(state): State<Arc<UpState>>, headers: HeaderMap, body: Bytes
         }
     }
 }
+
+/// What the replay sends to break the connection off.
+const BREAK: &[u8] = b"\0break";
 
 fn json_response(v: Value) -> Response {
     ([("content-type", "application/json")], v.to_string()).into_response()
@@ -284,15 +341,23 @@ fn chunk(model: &str, index: usize, delta: Value, finish: Option<&str>) -> Strin
 /// Cuts `text` into pieces of `n` characters; `cuts` are byte offsets
 /// where a piece must end.
 fn pieces(text: &str, n: usize, cuts: &[usize]) -> Vec<(usize, String)> {
+    sized_pieces(text, &[n], cuts)
+}
+
+/// As [`pieces`], the sizes used in turn.
+fn sized_pieces(text: &str, sizes: &[usize], cuts: &[usize]) -> Vec<(usize, String)> {
     let mut out = Vec::new();
     let mut piece = String::new();
     let mut count = 0;
     let mut start = 0;
+    let mut turn = 0;
     for (at, c) in text.char_indices() {
+        let n = sizes[turn % sizes.len()].max(1);
         if !piece.is_empty() && (count == n || cuts.contains(&at)) {
             out.push((start, std::mem::take(&mut piece)));
             count = 0;
             start = at;
+            turn += 1;
         }
         piece.push(c);
         count += 1;
@@ -323,6 +388,8 @@ fn steps(script: &Script, model: &str) -> Vec<Step> {
             .map(|(i, c)| {
                 if part == 0 {
                     pieces(&c.reasoning, n, &[])
+                } else if i == 0 && !script.sizes.is_empty() {
+                    sized_pieces(&c.content, &script.sizes, &script.holds)
                 } else if i == 0 {
                     pieces(&c.content, n, &script.holds)
                 } else {
@@ -386,6 +453,16 @@ async fn replay(state: Arc<UpState>, script: Script, model: String, tx: mpsc::Se
                 if !script.pace.is_zero() {
                     tokio::time::sleep(script.pace).await;
                 }
+            }
+            Step::Hold(k)
+                if script
+                    .break_at
+                    .is_some_and(|at| script.holds.get(k) == Some(&at)) =>
+            {
+                tx.send(Bytes::from_static(BREAK)).await.ok();
+                state.closed.fetch_add(1, Ordering::SeqCst);
+                state.changed.notify_waiters();
+                return;
             }
             Step::Hold(k) => {
                 {

@@ -44,7 +44,7 @@ pub struct ParseOptions {
     /// No JSON repairs; a block missing its closer is invalid.
     #[arg(long)]
     pub strict: bool,
-    /// The block size limit in bytes.
+    /// The block size limit in bytes (at least 16).
     #[arg(long, value_name = "N")]
     pub max_block_bytes: Option<usize>,
     /// `sse`: the input is a server-sent-event stream.

@@ -59,6 +59,7 @@ use crate::scan::markers::MarkerState;
 mod section;
 
 use crate::dialect::compiled::{Compiled, HeaderMark, Inner, Outer, Roles};
+use crate::dialect::ContentKind;
 use crate::utf8::floor_boundary;
 use section::Sec;
 
@@ -88,6 +89,10 @@ enum DState {
     Reasoning(Option<usize>),
     /// A harmony header from `from`.
     Header { from: usize },
+    /// A header with no opener at the response's start, from `from`.
+    Bare { from: usize },
+    /// After a call header: the opener of its body section.
+    Body { section: usize },
     /// A call section.
     Section(Box<Sec>),
     /// The rest of an oversize section, up to its closer: narrative.
@@ -223,6 +228,8 @@ impl DialectMachine {
                 DState::Text => self.narrative(emit),
                 DState::Reasoning(enc) => self.reasoning(enc, emit),
                 DState::Header { from } => self.header(from, emit),
+                DState::Bare { from } => self.bare(from, emit),
+                DState::Body { section } => self.body(section, emit),
                 DState::Section(_) => self.section(emit),
                 DState::Skip { section } => self.skip(section, emit),
                 DState::CloserDue(enc) => self.closer_due(enc, emit),
@@ -410,10 +417,14 @@ impl DialectMachine {
         };
         self.narrative_to(self.pos, emit);
         self.ms = c.outer.set.begin();
+        let bare = c.harmony.as_ref().is_some_and(|h| h.env.bare_first);
         match first {
             Some(section) => {
                 let from = self.pos;
                 self.open_section(section, from, from, true, None);
+            }
+            None if bare => {
+                self.state = DState::Bare { from: self.pos };
             }
             None => self.state = DState::Text,
         }
@@ -447,6 +458,10 @@ impl DialectMachine {
                 self.closer_may_follow(due);
             }
             Outer::Header => self.open_header(from),
+            Outer::Content(kind) => {
+                let header = harmony_header("");
+                self.route(from, to, header, Some(kind), emit);
+            }
         }
         Flow::Go
     }
@@ -509,8 +524,8 @@ impl DialectMachine {
     fn closer_due(&mut self, enc: Option<usize>, emit: &mut Emit<'_>) -> Flow {
         let c = self.c.clone();
         let closes = match enc {
-            Some(i) => c.closes.get(i).map_or(&[][..], Vec::as_slice),
-            None => c.all_closes.as_slice(),
+            Some(i) => c.closes.get(i),
+            None => Some(&c.all_closes),
         };
         let rest = self.rest().as_bytes();
         let ws = rest.iter().take_while(|b| b.is_ascii_whitespace()).count();
@@ -520,16 +535,22 @@ impl DialectMachine {
             if after.is_empty() {
                 return Flow::Wait;
             }
-            if let Some(close) = closes.iter().find(|m| after.starts_with(m.as_bytes())) {
-                self.narrative_to(at, emit);
-                self.start = at + close.len();
-                self.pos = self.start;
-                self.resume(None);
-                return Flow::Go;
-            }
-            if closes.iter().any(|m| m.as_bytes().starts_with(after)) {
-                // All of it could still begin the closer.
-                return Flow::Wait;
+            // The closer must stand first: a bounded look at a marker's
+            // length of bytes.
+            if let Some(set) = closes {
+                let mut st = set.begin();
+                match set.find(&mut st, after) {
+                    Some(hit) if hit.end == hit.len => {
+                        self.narrative_to(at, emit);
+                        self.start = at + hit.len;
+                        self.pos = self.start;
+                        self.resume(None);
+                        return Flow::Go;
+                    }
+                    // All of it could still begin the closer.
+                    None if set.held(&st) == after.len() => return Flow::Wait,
+                    _ => {}
+                }
             }
             self.armed = Some((enc, at));
         }
@@ -592,7 +613,7 @@ impl DialectMachine {
                 return Flow::Wait;
             };
             match mark {
-                HeaderMark::Channel | HeaderMark::Constrain => continue,
+                HeaderMark::Inner => continue,
                 HeaderMark::Stop => {
                     // A header cut short: it is dropped, the marker read anew.
                     self.start = at;
@@ -602,20 +623,154 @@ impl DialectMachine {
                 }
                 HeaderMark::Message => {
                     let header = harmony_header(self.text(from, at));
-                    match header.recipient {
-                        Some(name) => self.open_harmony_call(h.section, from, to, name, emit),
-                        None => {
-                            self.start = to;
-                            if header.channel == "analysis" {
-                                self.state = DState::Reasoning(Some(h.analysis));
-                                self.ms = c.enclosures[h.analysis].set.begin();
-                            } else {
-                                self.resume(None);
-                            }
-                        }
-                    }
+                    self.route(from, to, header, None, emit);
                     return Flow::Go;
                 }
+                HeaderMark::Content(kind) => {
+                    let header = harmony_header(self.text(from, at));
+                    self.route(from, to, header, Some(kind), emit);
+                    return Flow::Go;
+                }
+            }
+        }
+    }
+
+    /// A header from `from` ended at `to`: its channel and recipient say
+    /// what the message is (see `dialect::Envelope`).
+    fn route(
+        &mut self,
+        from: usize,
+        to: usize,
+        header: HarmonyHeader,
+        kind: Option<ContentKind>,
+        emit: &mut Emit<'_>,
+    ) {
+        let c = self.c.clone();
+        let Some(h) = &c.harmony else {
+            self.resume(None);
+            return;
+        };
+        let env = &h.env;
+        // The word less a header opener the marker syntax leaves in it.
+        let header = HarmonyHeader {
+            word: env
+                .header
+                .iter()
+                .find_map(|m| header.word.strip_prefix(m.as_str()))
+                .unwrap_or(&header.word)
+                .trim()
+                .to_owned(),
+            ..header
+        };
+        let header = match header.recipient {
+            None if env.word_is_recipient && !header.word.is_empty() => HarmonyHeader {
+                recipient: Some(header.word.clone()),
+                ..header
+            },
+            _ => header,
+        };
+        let reasoning = match (kind, &header.recipient) {
+            (Some(k), _) => k == ContentKind::Reasoning,
+            (None, Some(r)) => env.reasoning_recipients.contains(r),
+            (None, None) => env.reasoning_channels.contains(&header.channel),
+        };
+        let narrative = match (kind, &header.recipient) {
+            (Some(k), _) => k == ContentKind::Narrative,
+            (None, Some(r)) => env.narrative_recipients.contains(r),
+            (None, None) => true,
+        };
+        // A content marker names no recipient: the header's word is the
+        // call's name.
+        let header = match (kind, header.recipient) {
+            (Some(_), None) => HarmonyHeader {
+                recipient: Some(header.word.clone()),
+                ..header
+            },
+            (_, r) => HarmonyHeader {
+                recipient: r,
+                ..header
+            },
+        };
+        self.start = to;
+        if reasoning {
+            self.state = DState::Reasoning(Some(h.analysis));
+            self.ms = c.enclosures[h.analysis].set.begin();
+        } else if narrative {
+            self.resume(None);
+        } else if let Some(r) = header.recipient {
+            let name = env
+                .name_prefix
+                .as_deref()
+                .and_then(|p| r.strip_prefix(p))
+                .unwrap_or(&r)
+                .to_owned();
+            if let Some(body) = h.body {
+                // The content is a call section of its own: its opener
+                // must come first (after white space).
+                self.pos = to;
+                self.state = DState::Body { section: body };
+            } else if env.code.contains(&name) {
+                self.open_code_call(h.code, from, to, name, emit);
+            } else {
+                self.open_harmony_call(h.section, from, to, name, emit);
+            }
+        }
+    }
+
+    /// After a call header whose content is a section: its opener, after
+    /// white space, or the message is narrative.
+    fn body(&mut self, section: usize, emit: &mut Emit<'_>) -> Flow {
+        let c = self.c.clone();
+        let Some(_) = self.skip_space() else {
+            self.narrative_to(self.pos, emit);
+            return Flow::Wait;
+        };
+        self.narrative_to(self.pos, emit);
+        let open = c.sections[section].open.as_str();
+        let rest = self.rest();
+        let n = rest.len().min(open.len());
+        if rest.as_bytes()[..n] != open.as_bytes()[..n] {
+            self.resume(None);
+            return Flow::Go;
+        }
+        if n < open.len() {
+            return Flow::Wait;
+        }
+        let at = self.pos;
+        self.open_section(section, at, at + open.len(), false, None);
+        Flow::Go
+    }
+
+    /// At the start of the response, a header with no opener (`to=R` +
+    /// `message`), where the envelope allows one.
+    fn bare(&mut self, from: usize, emit: &mut Emit<'_>) -> Flow {
+        let c = self.c.clone();
+        let Some(h) = &c.harmony else {
+            self.resume(None);
+            return Flow::Go;
+        };
+        let ends = h.env.header_ends();
+        match crate::dialect::bare_header(self.text(from, self.end()), &ends) {
+            None => {
+                self.pos = self.end();
+                Flow::Wait
+            }
+            Some(Err(())) => {
+                self.pos = from;
+                self.resume(None);
+                Flow::Go
+            }
+            Some(Ok((word, len, end))) => {
+                self.pos = from + len;
+                let kind = h
+                    .env
+                    .contents
+                    .iter()
+                    .find(|c| ends.get(end) == Some(&c.marker))
+                    .map(|c| c.kind);
+                let header = harmony_header(&word);
+                self.route(from, from + len, header, kind, emit);
+                Flow::Go
             }
         }
     }
@@ -674,6 +829,8 @@ fn shifted(mut events: Vec<Event>, shift: usize) -> Vec<Event> {
 struct HarmonyHeader {
     channel: String,
     recipient: Option<String>,
+    /// The header's text outside markers, trimmed (Inkling's name).
+    word: String,
 }
 
 /// Reads a header's text (markers included): the channel after
@@ -698,7 +855,17 @@ fn harmony_header(text: &str) -> HarmonyHeader {
             }
         }
     }
-    HarmonyHeader { channel, recipient }
+    let word = text
+        .split("<|")
+        .map(|p| p.split_once("|>").map_or(p, |(_, r)| r))
+        .collect::<String>()
+        .trim()
+        .to_owned();
+    HarmonyHeader {
+        channel,
+        recipient,
+        word,
+    }
 }
 
 #[cfg(test)]

@@ -160,6 +160,10 @@ impl DialectMachine {
             self.state = DState::Text;
             return false;
         }
+        if let Read::Code { .. } = sec.read {
+            // Code ends where the response does.
+            self.finish_code(&mut sec, end, emit);
+        }
         // A value cut off after it passed a closer: the call, or the
         // section, ends at that first closer.
         let cut_off = match &mut sec.read {

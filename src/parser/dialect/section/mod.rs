@@ -23,6 +23,7 @@ use crate::scan::naming::Naming;
 use crate::scan::python::{PyCalls, PyEvent, PyMode};
 
 mod body;
+mod code;
 mod deltas;
 mod ending;
 mod json;
@@ -118,6 +119,12 @@ enum Read {
         from: usize,
         depth: usize,
         quoted: bool,
+    },
+    /// Raw code from `from`, streamed up to `sent`.
+    Code {
+        key: String,
+        from: usize,
+        sent: usize,
     },
     /// Python calls.
     Python(Box<PyCalls>),
@@ -340,6 +347,10 @@ impl DialectMachine {
                         Read::Python(self.py(PyMode::List))
                     }
                     Form::Python { list: false } => Read::PyLines,
+                    Form::Code { name, .. } => {
+                        self.begin_code(sec, name.clone(), emit);
+                        return Flow::Go;
+                    }
                     _ => Read::Between,
                 };
                 Flow::Go
@@ -530,6 +541,7 @@ impl DialectMachine {
                 }
             }
             Read::Python(_) => self.python(sec, emit),
+            Read::Code { .. } => self.code(sec, emit),
             Read::PyLines => {
                 let Some(b) = self.skip_space() else {
                     return Flow::Wait;

@@ -26,6 +26,9 @@ impl DialectMachine {
         for e in events {
             match e {
                 PyEvent::Start { name, .. } => {
+                    if !name.ends_with(".call") && self.code_instead(sec, emit) {
+                        return Flow::Go;
+                    }
                     // Llama 3.1's built-in tools: `T.call(…)` is a call of `T`.
                     let name = name.strip_suffix(".call").unwrap_or(&name).to_owned();
                     sec.tentative = false;
@@ -47,6 +50,9 @@ impl DialectMachine {
                     }
                 }
                 PyEvent::Error { message, at } => {
+                    if self.code_instead(sec, emit) {
+                        return Flow::Go;
+                    }
                     // Reading goes on at the byte that broke the call,
                     // whatever the reader was given past it.
                     let at = sec.json_from + at;
@@ -93,6 +99,30 @@ impl DialectMachine {
             }
         }
         Flow::Go
+    }
+
+    /// Python that is no built-in tool call (`T.call(…)`) in a section
+    /// that also takes raw code (Llama 3.1's `code_interpreter`), before
+    /// any call of it started: the section's content is read again from
+    /// its start as code. Whether it was.
+    fn code_instead(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) -> bool {
+        let c = self.c.clone();
+        let sc = &c.sections[sec.idx];
+        let Some((f, name)) = sc.forms.iter().enumerate().find_map(|(i, f)| match f {
+            Form::Code { name, .. } => Some((i, name.clone())),
+            _ => None,
+        }) else {
+            return false;
+        };
+        if !sec.calls.is_empty() || sec.tentative {
+            return false;
+        }
+        self.pos = sec.json_from;
+        sec.watch = None;
+        sec.first_close = None;
+        sec.form = Some(f);
+        self.begin_code(sec, name, emit);
+        true
     }
 
     pub(super) fn python_error(&self, block_from: usize, at: usize, message: &str) -> ActionError {

@@ -1,0 +1,156 @@
+//! Draining the gateway on SIGTERM (contract, section 11): the built
+//! `actionstream serve` run as a process, the signal sent with `kill`,
+//! a stream open through it. Also its log lines: the first says the
+//! gateway is open, one JSON line per request, never a key or a prompt.
+#![cfg(all(feature = "serve", feature = "cli", unix))]
+
+mod gateway;
+
+use std::time::{Duration, Instant};
+
+use gateway::process::Process;
+use gateway::{Reply, Script, Upstream};
+use serde_json::{json, Value};
+
+const PROMPT: &str = "the secret prompt text";
+
+fn request() -> Value {
+    json!({"model": "qwen3-coder-test", "stream": true,
+           "messages": [{"role": "user", "content": PROMPT}]})
+}
+
+/// Polls `/ready` until it answers `status`, at most 1 s.
+async fn ready_turns(base: &str, status: u16) -> bool {
+    let deadline = Instant::now() + Duration::from_secs(1);
+    while Instant::now() < deadline {
+        if let Ok(r) = reqwest::get(format!("{base}/ready")).await {
+            if r.status().as_u16() == status {
+                return true;
+            }
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    false
+}
+
+#[tokio::test]
+async fn sigterm_lets_an_open_stream_finish_within_the_drain_time() {
+    let up = Upstream::start(|_| Reply::Stream(Script::new("Hello, world.").hold_at(5))).await;
+    let mut gw = Process::start(&[
+        "--upstream",
+        &up.url,
+        "--upstream-key-env",
+        "ACTIONSTREAM_TEST_UPSTREAM_KEY",
+        "--drain-seconds",
+        "20",
+    ]);
+    assert!(ready_turns(&gw.base, 200).await);
+    let response = reqwest::Client::new()
+        .post(format!("{}/v1/chat/completions", gw.base))
+        .json(&request())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(response.status(), 200);
+    assert!(
+        up.wait_for(Duration::from_secs(10), |u| u.reached(0) == 1)
+            .await
+    );
+
+    gw.signal("TERM");
+    assert!(ready_turns(&gw.base, 503).await, "/ready turns 503");
+    // While the listener is still open, a new request is a 503.
+    let refused = reqwest::Client::new()
+        .post(format!("{}/v1/chat/completions", gw.base))
+        .json(&request())
+        .send()
+        .await;
+    let answered_503 = refused.is_ok();
+    if let Ok(r) = refused {
+        assert_eq!(r.status(), 503);
+        assert_eq!(r.headers()["retry-after"], "1");
+    }
+    // Past the notice the listener is closed.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    assert!(
+        reqwest::get(format!("{}/health", gw.base)).await.is_err(),
+        "the listener closed"
+    );
+
+    up.release(1);
+    let answer = gateway::read_stream(response, 0, |_| true).await;
+    assert_eq!(answer.content, "Hello, world.");
+    assert!(answer.errors.is_empty() && answer.done, "{answer:?}");
+    let status = gw.exit_within(Duration::from_secs(10));
+    assert!(status.success(), "{status:?}");
+
+    let lines = gw.lines();
+    assert!(lines[0].contains("open: no client keys"), "{lines:#?}");
+    let access: Vec<Value> = lines
+        .iter()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .filter(|v| v["target"] == "actionstream::access")
+        .collect();
+    assert_eq!(
+        access.len(),
+        1 + usize::from(answered_503),
+        "one line per request: {lines:#?}"
+    );
+    let ok = access.iter().find(|v| v["status"] == 200).unwrap();
+    assert_eq!(ok["api"], "chat");
+    assert_eq!(ok["route"], "*");
+    assert_eq!(ok["model"], "qwen3-coder-test");
+    assert_eq!(ok["calls"], 0);
+    assert!(ok["ttfb_ms"].as_f64().unwrap() >= 0.0);
+    assert!(ok["ms"].as_f64().unwrap() > 0.0);
+    let all = lines.join("\n");
+    assert!(!all.contains(PROMPT), "no prompt in the log");
+    assert!(!all.contains("Hello, world"), "no answer in the log");
+    assert!(!all.contains("sk-upstream-secret"), "no key in the log");
+    assert!(!all.contains("/ready"), "health checks write no line");
+}
+
+#[tokio::test]
+async fn a_stream_still_open_at_the_drain_deadline_ends_with_an_error_event() {
+    let up = Upstream::start(|_| Reply::Stream(Script::new("Hello, world.").hold_at(5))).await;
+    let mut gw = Process::start(&["--upstream", &up.url, "--drain-seconds", "2"]);
+    let response = reqwest::Client::new()
+        .post(format!("{}/v1/chat/completions", gw.base))
+        .json(&request())
+        .send()
+        .await
+        .unwrap();
+    assert!(
+        up.wait_for(Duration::from_secs(10), |u| u.reached(0) == 1)
+            .await
+    );
+    let signalled = Instant::now();
+    gw.signal("TERM");
+    let answer = gateway::read_stream(response, 0, |_| true).await;
+    let took = signalled.elapsed();
+    assert_eq!(answer.content, "Hello");
+    assert_eq!(answer.errors.len(), 1, "{answer:?}");
+    assert!(answer.errors[0].contains("drain time"), "{answer:?}");
+    assert!(answer.done, "the answer still ends with [DONE]");
+    assert!(
+        took >= Duration::from_secs(2) && took < Duration::from_secs(6),
+        "{took:?}"
+    );
+    let status = gw.exit_within(Duration::from_secs(5));
+    assert!(status.success(), "{status:?}");
+    assert!(
+        up.wait_for(Duration::from_secs(5), |u| u.closed() == 1)
+            .await
+    );
+}
+
+#[tokio::test]
+async fn sigint_drains_too_and_an_idle_gateway_exits_at_once() {
+    let up = Upstream::start(|_| Reply::Stream(Script::new("Hi."))).await;
+    let mut gw = Process::start(&["--upstream", &up.url]);
+    let started = Instant::now();
+    gw.signal("INT");
+    let status = gw.exit_within(Duration::from_secs(5));
+    assert!(status.success(), "{status:?}");
+    assert!(started.elapsed() < Duration::from_secs(3));
+}
