@@ -2116,6 +2116,213 @@ fn long_strings_in_a_json_call() {
     }
 }
 
+// -- the new call forms (contract, section 7b) ------------------------------
+
+#[test]
+fn kimi_k3() {
+    let call = |tool: &str, i: u32, args: &str| {
+        format!("<|open|>call tool=\"{tool}\" index=\"{i}\"<|sep|>{args}<|close|>call<|sep|>")
+    };
+    let arg = |k: &str, t: &str, v: &str| {
+        format!("<|open|>argument key=\"{k}\" type=\"{t}\"<|sep|>{v}<|close|>argument<|sep|>")
+    };
+    check(
+        "kimi_k3",
+        "",
+        "reasoning, a reply, two calls (SGLang test_detect_and_parse_multiple_calls)",
+        &format!(
+            "<|open|>think<|sep|>plan<|close|>think<|sep|><|open|>response<|sep|>Running.<|close|>response<|sep|><|open|>tools<|sep|>{}{}<|close|>tools<|sep|><|close|>message<|sep|>",
+            call("python", 1, &arg("code", "string", "a")),
+            call("python", 2, &arg("code", "string", "b"))
+        ),
+        &[
+            "R:plan",
+            "N:Running.",
+            "S0:python",
+            "S1:python",
+            "C0:python:{\"code\":\"a\"}",
+            "C1:python:{\"code\":\"b\"}",
+        ],
+    );
+    check(
+        "kimi_k3",
+        "open",
+        "the server wrote the reasoning opener (vLLM prefix consumed)",
+        "step<|close|>think<|sep|><|open|>response<|sep|>answer",
+        &["R:step", "N:answer"],
+    );
+    check(
+        "kimi_k3",
+        "",
+        "a call cut off (SGLang test_stream_end_reports_truncated_tools_section)",
+        "<|open|>tools<|sep|><|open|>call tool=\"python\" index=\"1\"<|sep|>",
+        &[
+            "S0:python",
+            "I0:python:the call was cut off before its arguments ended",
+        ],
+    );
+    check(
+        "kimi_k3",
+        "deltas",
+        "a string value streams as written, a typed one whole",
+        &format!(
+            "<|open|>tools<|sep|>{}<|close|>tools<|sep|>",
+            call(
+                "f",
+                0,
+                &(arg("s", "string", "x \"y\"") + &arg("n", "integer", "5"))
+            )
+        ),
+        &[
+            "S0:f",
+            "A0:{\"s\":\"x \\\"y\\\"\",\"n\":5}",
+            "C0:f:{\"s\":\"x \\\"y\\\"\",\"n\":5}",
+        ],
+    );
+}
+
+#[test]
+fn minimax_m3() {
+    let ns = "]<]minimax[>[";
+    check(
+        "minimax_m3",
+        "",
+        "a stray closer before any text is a marker; a later one is text",
+        "</mm:think>Sure </mm:think>.",
+        &["N:Sure </mm:think>."],
+    );
+    check(
+        "minimax_m3",
+        "",
+        "reasoning then a call",
+        &format!("<mm:think>hm</mm:think>{ns}<tool_call>{ns}<invoke name=\"f\">{ns}<a>1{ns}</a>{ns}</invoke>{ns}</tool_call>"),
+        &["R:hm", "S0:f", "C0:f:{\"a\":1}"],
+    );
+    check(
+        "minimax_m3",
+        "",
+        "a mismatched closing tag (SGLang test_mismatched_closing_tag)",
+        &format!("{ns}<tool_call>{ns}<invoke name=\"get_weather\">{ns}<city>Beijing{ns}</wrong>{ns}</invoke>{ns}</tool_call>"),
+        &[
+            "S0:get_weather",
+            "I0:get_weather:at city: expected `</city>`, found `</wrong>`",
+        ],
+    );
+    check(
+        "minimax_m3",
+        "",
+        "cut off (SGLang test_truncated_no_closing_tags)",
+        &format!("{ns}<tool_call>{ns}<invoke name=\"get_weather\">{ns}<city>Beijing"),
+        &[
+            "S0:get_weather",
+            "I0:get_weather:the call was cut off before its arguments ended",
+        ],
+    );
+}
+
+#[test]
+fn gemma4() {
+    check(
+        "gemma4",
+        "",
+        "reasoning, narrative, two calls back to back",
+        "<|channel>thought\nplan<channel|>Checking.<|tool_call>call:a{x:1}<tool_call|><|tool_call>call:b{}<tool_call|>",
+        &["R:plan", "N:Checking.", "S0:a", "C0:a:{\"x\":1}", "S1:b", "C1:b:{}"],
+    );
+    check(
+        "gemma4",
+        "",
+        "braces and the closer inside a string (vLLM streaming bug 2)",
+        "<|tool_call>call:f{s:<|\"|>a } <tool_call|> [<|\"|>}<tool_call|>",
+        &["S0:f", "C0:f:{\"s\":\"a } <tool_call|> [\"}"],
+    );
+    check(
+        "gemma4",
+        "",
+        "cut off (vLLM test_incomplete_tool_call)",
+        "<|tool_call>call:get_weather{location:<|\"|>London",
+        &[
+            "S0:get_weather",
+            "I0:get_weather:the call was cut off before its arguments ended",
+        ],
+    );
+}
+
+#[test]
+fn function_gemma() {
+    check(
+        "function_gemma",
+        "",
+        "a string that is wholly JSON is JSON (vLLM test_numeric_argument)",
+        "<start_function_call>call:f{count:<escape>42<escape>,ok:<escape>true<escape>,m:<escape>Hello World<escape>}<end_function_call>",
+        &["S0:f", "C0:f:{\"count\":42,\"ok\":true,\"m\":\"Hello World\"}"],
+    );
+}
+
+#[test]
+fn apertus() {
+    check(
+        "apertus",
+        "",
+        "reasoning then calls; the suffix may be missing (vLLM test_missing_tool_suffix)",
+        "<|inner_prefix|>think<|inner_suffix|><|tools_prefix|>[{\"f\": {\"a\": 1}}, {\"g\": {}}]",
+        &["R:think", "S0:f", "C0:f:{\"a\":1}", "S1:g", "C1:g:{}"],
+    );
+    check(
+        "apertus",
+        "",
+        "an object with two keys names no call",
+        "<|tools_prefix|>[{\"f\": {}, \"g\": {}}]<|tools_suffix|>",
+        &[
+            "S0:-",
+            "I0:-:a call must be an object with one key, its name; found 2 keys",
+        ],
+    );
+}
+
+#[test]
+fn xlam() {
+    check(
+        "xlam",
+        "",
+        "a JSON array first, after reasoning (vLLM single_tool_with_think_tag)",
+        "<think>ok</think>[{\"name\": \"f\", \"arguments\": {\"a\": 1}}]",
+        &["R:ok", "S0:f", "C0:f:{\"a\":1}"],
+    );
+    check(
+        "xlam",
+        "",
+        "an array after narrative is narrative",
+        "Here: [{\"name\": \"f\", \"arguments\": {}}]",
+        &["N:Here: [{\"name\": \"f\", \"arguments\": {}}]"],
+    );
+    check(
+        "xlam",
+        "",
+        "a fenced array (vLLM single_tool_with_json_code_block)",
+        "Sure.\n```json\n[{\"name\": \"f\", \"arguments\": {}}]\n```",
+        &["N:Sure.\n", "S0:f", "C0:f:{}"],
+    );
+}
+
+#[test]
+fn minicpm5() {
+    check(
+        "minicpm5",
+        "",
+        "a value's end marker inside CDATA still ends the value: the rest is the call's error",
+        "Head\n<function name=\"f\"><param name=\"a\"><![CDATA[x</param>\n]]></param></function>\nTail",
+        &["N:Head\n", "S0:f", "I0:f:unexpected text between the call's parameters: `]]></param>`", "N:\nTail"],
+    );
+    check(
+        "minicpm5",
+        "",
+        "a CDATA value (vLLM test_cdata_multiline)",
+        "<function name=\"f\"><param name=\"a\"><![CDATA[北\n京]]></param><param name=\"n\">2</param></function>",
+        &["S0:f", "C0:f:{\"a\":\"北\\n京\",\"n\":2}"],
+    );
+}
+
 /// The dialects of section 7b the existing descriptor fields read, on
 /// cases from the peers' suites (vLLM's `tests/tool_parsers`, SGLang's
 /// `test/registered/unit/function_call`).

@@ -1,36 +1,238 @@
-//! The call forms of the contract's section 7b that are descriptor fields
-//! (a token suffix, a recipient envelope, a header name that is a marker,
-//! recipient lines, …), each defined in a configuration file's
-//! `define_dialects` and read at every chunking.
+//! The call forms of the contract's section 7b as descriptor fields (tag
+//! attributes, CDATA values, tags as parameter names, Gemma values, a name
+//! as a JSON key, a leading JSON array, a token suffix, a recipient
+//! envelope, a header name that is a marker, recipient lines, raw code):
+//! each usable from a configuration file's `define_dialects` (a custom
+//! dialect with that form, run through the parser at every chunking), and
+//! each form's bad input (a malformed value names its argument, nesting
+//! past the depth limit is invalid, an unclosed section ends at the block
+//! limit).
 
 mod common;
 
+use actionstream::dialect::Dialect;
 use actionstream::{Config, ConfigFile};
+use serde_json::{json, Value};
+
+/// The configuration a file defining `dialect` (a `define_dialects` entry
+/// named `mine`) gives.
+fn from_file(dialect: Value) -> Config {
+    let file: ConfigFile = serde_json::from_value(json!({
+        "dialects": ["mine"],
+        "define_dialects": [dialect],
+    }))
+    .expect("a configuration file");
+    file.apply(Config::default()).expect("it applies")
+}
 
 /// The configuration a `--config` file with this JSON text gives.
-fn from_file(json: &str) -> Config {
+fn from_text(json: &str) -> Config {
     let file: ConfigFile = serde_json::from_str(json).expect("a configuration file");
     file.apply(Config::default())
         .expect("the configuration applies")
 }
 
-#[track_caller]
-fn check(config: &Config, input: &str, want: &[&str]) {
+fn check(config: &Config, text: &str, want: &[&str]) {
     for deltas in [false, true] {
-        // With deltas the oracle checks that each call's pieces make its
-        // arguments; the summary leaves them out.
-        let events = common::parse_with(&config.clone().argument_deltas(deltas), input);
-        let lines: Vec<String> = common::summary(&events)
+        let events = common::parse_with(&config.clone().argument_deltas(deltas), text);
+        // The argument pieces are checked by the oracle; the rest here.
+        let got: Vec<String> = common::summary(&events)
             .into_iter()
             .filter(|l| !l.starts_with('A'))
             .collect();
-        assert_eq!(lines, want, "deltas {deltas}");
+        assert_eq!(got, want, "{text}");
+    }
+}
+
+#[test]
+fn tag_attributes_from_a_configuration_file() {
+    let config = from_file(json!({
+        "name": "mine",
+        "sections": [{"open": "<calls>", "close": "</calls>", "calls": [{
+            "format": "params", "call": "<call", "name_end": [">"],
+            "key": "<arg", "key_end": [{"marker": ">"}], "value_end": "</arg>", "end": "</call>",
+            "attributes": {"name": "fn", "id": "n", "key": "k", "type": "t"}
+        }]}]
+    }));
+    check(
+        &config,
+        r#"Go <calls><call fn="a&lt;b" n="7"><arg k="x" t="string">1 &amp; 2</arg><arg k="y" t="integer">3</arg></call></calls>"#,
+        &["N:Go ", "S0:a<b", r#"C0:a<b:{"x":"1 &amp; 2","y":3}"#],
+    );
+    let events = common::parse_with(&config, r#"<calls><call fn="f" n="7"></call></calls>"#);
+    let Some(actionstream::Event::ActionComplete(a)) = events.last() else {
+        panic!("{events:?}")
+    };
+    assert_eq!(a.attributes, [("call_id".to_owned(), "7".to_owned())]);
+}
+
+#[test]
+fn cdata_values_from_a_configuration_file() {
+    let config = from_file(json!({
+        "name": "mine",
+        "sections": [{"open": "<fn=", "close": "</fn>", "calls": [{
+            "format": "params", "name_end": [">"], "key": "<p=", "key_end": [{"marker": ">"}],
+            "value_end": "</p>", "cdata": true
+        }]}]
+    }));
+    check(
+        &config,
+        "<fn=f><p=a><![CDATA[x < y\n]]></p><p=b>2</p></fn>",
+        &["S0:f", r#"C0:f:{"a":"x < y\n","b":2}"#],
+    );
+}
+
+#[test]
+fn tags_as_parameter_names_from_a_configuration_file() {
+    let config = from_file(json!({
+        "name": "mine",
+        "sections": [{"open": "@<calls>", "close": "@</calls>", "calls": [{
+            "format": "tags", "call": "@<call name=", "name_end": [">"], "prefix": "@", "end": "@</call>"
+        }]}]
+    }));
+    check(
+        &config,
+        "@<calls>@<call name=f>@<a>1@</a>@<o>@<k>x@</k>@</o>@<l>@<item>p@</item>@<item>q@</item>@</l>@</call>@</calls>",
+        &["S0:f", r#"C0:f:{"a":1,"o":{"k":"x"},"l":["p","q"]}"#],
+    );
+}
+
+#[test]
+fn gemma_values_from_a_configuration_file() {
+    let config = from_file(json!({
+        "name": "mine",
+        "sections": [{"open": "<call>", "close": "</call>", "calls": [{
+            "format": "gemma", "call": "call:", "string": "'"
+        }]}]
+    }));
+    check(
+        &config,
+        "<call>call:f{a:'x, y',n:{b:[1,true]}}</call>",
+        &["S0:f", r#"C0:f:{"a":"x, y","n":{"b":[1,true]}}"#],
+    );
+}
+
+#[test]
+fn a_name_as_a_json_key_from_a_configuration_file() {
+    let config = from_file(json!({
+        "name": "mine",
+        "sections": [{"open": "<calls>", "close": "</calls>", "calls": [{
+            "format": "json", "name_is_key": true
+        }]}]
+    }));
+    check(
+        &config,
+        r#"<calls>[{"f": {"a": 1}}, {"g": {}}]</calls>"#,
+        // Each call starts when its name, the key, is certain: at its end.
+        &["S0:f", r#"C0:f:{"a":1}"#, "S1:g", "C1:g:{}"],
+    );
+}
+
+#[test]
+fn a_leading_json_array_and_a_leading_marker_from_a_configuration_file() {
+    let config = from_file(json!({
+        "name": "mine",
+        "reasoning": [{"open": "<t>", "close": "</t>"}],
+        "leading": ["</t>"],
+        "first": [{"format": "json", "name_keys": ["name"], "argument_keys": ["arguments"], "array_first": true}]
+    }));
+    check(
+        &config,
+        r#"<t>hm</t> [{"name": "f", "arguments": {"a": 1}}]"#,
+        &["R:hm", "N: ", "S0:f", r#"C0:f:{"a":1}"#],
+    );
+    check(&config, "</t>Hi </t>", &["N:Hi </t>"]);
+    // Not after narrative.
+    check(
+        &config,
+        r#"So [{"name": "f", "arguments": {}}]"#,
+        &[r#"N:So [{"name": "f", "arguments": {}}]"#],
+    );
+}
+
+fn builtin(name: &str) -> Config {
+    Config::default().dialect(Dialect::builtin(name).expect("a built-in dialect"))
+}
+
+#[test]
+fn malformed_values_are_invalid_naming_their_argument() {
+    let gemma = builtin("gemma4");
+    let events = common::parse_with(
+        &gemma,
+        r#"<|tool_call>call:f{a:1,b:{c:<|"|>x<|"|> d}}<tool_call|>"#,
+    );
+    let invalid = common::invalid(&events);
+    assert_eq!(invalid.len(), 1, "{events:?}");
+    assert!(invalid[0].contains("b"), "{invalid:?}");
+    let mm = builtin("minimax_m3");
+    let ns = "]<]minimax[>[";
+    let text = format!(
+        "{ns}<tool_call>{ns}<invoke name=\"f\">{ns}<a>{ns}<b>1{ns}</c>{ns}</a>{ns}</invoke>{ns}</tool_call>"
+    );
+    let events = common::parse_with(&mm, &text);
+    let invalid = common::invalid(&events);
+    assert_eq!(invalid.len(), 1, "{events:?}");
+    assert!(invalid[0].contains("a.b"), "{invalid:?}");
+}
+
+#[test]
+fn nesting_past_the_depth_limit_is_invalid_never_a_stack_overflow() {
+    let deep = 5_000;
+    let gemma = builtin("gemma4").max_depth(64);
+    let text = format!(
+        "<|tool_call>call:f{{a:{}1{}}}<tool_call|> after",
+        "[".repeat(deep),
+        "]".repeat(deep)
+    );
+    let events = actionstream::parse_str_with(gemma, &text);
+    assert_eq!(common::invalid(&events).len(), 1, "gemma");
+    assert!(common::invalid(&events)[0].contains("deeper"));
+    let ns = "]<]minimax[>[";
+    let mm = builtin("minimax_m3").max_depth(64);
+    let text = format!(
+        "{ns}<tool_call>{ns}<invoke name=\"f\">{}1{}{ns}</invoke>{ns}</tool_call> after",
+        format!("{ns}<a>").repeat(deep),
+        format!("{ns}</a>").repeat(deep)
+    );
+    let events = actionstream::parse_str_with(mm, &text);
+    assert_eq!(common::invalid(&events).len(), 1, "minimax_m3");
+    assert!(common::invalid(&events)[0].contains("deeper"));
+}
+
+#[test]
+fn an_unclosed_section_ends_at_the_block_limit() {
+    let ns = "]<]minimax[>[";
+    let body = "x".repeat(10_000);
+    for (dialect, text) in [
+        ("gemma4", format!("<|tool_call>call:f{{a:<|\"|>{body}")),
+        ("function_gemma", format!("<start_function_call>call:f{{a:{body}")),
+        (
+            "minimax_m3",
+            format!("{ns}<tool_call>{ns}<invoke name=\"f\">{ns}<a>{body}"),
+        ),
+        ("kimi_k3", format!("<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"0\"<|sep|><|open|>argument key=\"a\" type=\"string\"<|sep|>{body}")),
+        ("apertus", format!("<|tools_prefix|>[{{\"f\": {{\"a\": \"{body}")),
+        ("minicpm5", format!("<function name=\"f\"><param name=\"a\">{body}")),
+    ] {
+        let config = builtin(dialect).max_block_bytes(1024);
+        let mut parser = actionstream::Parser::new(config);
+        let mut events = Vec::new();
+        let mut most = 0;
+        for chunk in text.as_bytes().chunks(7) {
+            parser.push_bytes(chunk, &mut events);
+            most = most.max(parser.buffered());
+        }
+        parser.finish(&mut events);
+        assert!(most <= 1024 + 64, "{dialect}: held {most} bytes");
+        let invalid = common::invalid(&events);
+        assert_eq!(invalid.len(), 1, "{dialect}: {invalid:?}");
+        assert!(invalid[0].contains("limit"), "{dialect}: {invalid:?}");
     }
 }
 
 #[test]
 fn a_token_suffix_from_a_configuration_file() {
-    let config = from_file(
+    let config = from_text(
         r#"{"dialects": ["hy"], "define_dialects": [{"name": "hy", "token_suffix": ":",
             "reasoning": [{"open": "<think>", "close": "</think>"}],
             "sections": [{"open": "<tool_calls>", "close": "</tool_calls>", "calls": [{
@@ -55,7 +257,7 @@ fn a_token_suffix_from_a_configuration_file() {
 
 #[test]
 fn a_recipient_envelope_from_a_configuration_file() {
-    let config = from_file(
+    let config = from_text(
         r#"{"dialects": ["turns"], "define_dialects": [{"name": "turns", "envelope": {
             "header": ["<|start|>"], "message": "<|message|>", "end": ["<|eom|>", "<|eot|>"],
             "reasoning_recipients": ["self"], "narrative_recipients": ["user"],
@@ -76,7 +278,7 @@ fn a_recipient_envelope_from_a_configuration_file() {
     );
     // Without a body, a call's content is its JSON arguments; code
     // recipients take raw code.
-    let config = from_file(
+    let config = from_text(
         r#"{"dialects": ["h"], "define_dialects": [{"name": "h", "envelope": {
             "header": ["<|start|>"], "message": "<|message|>", "end": ["<|call|>", "<|end|>"],
             "name_prefix": "functions.", "code": ["python"]}}]}"#,
@@ -95,7 +297,7 @@ fn a_recipient_envelope_from_a_configuration_file() {
 
 #[test]
 fn a_header_name_that_is_a_marker_from_a_configuration_file() {
-    let config = from_file(
+    let config = from_text(
         r#"{"dialects": ["typed"], "define_dialects": [{"name": "typed", "envelope": {
             "header": ["<|msg|>"], "end": ["<|end|>"], "bare_first": true,
             "contents": [{"marker": "<|call|>", "kind": "call"}, {"marker": "<|think|>", "kind": "reasoning"},
@@ -117,7 +319,7 @@ fn a_header_name_that_is_a_marker_from_a_configuration_file() {
 
 #[test]
 fn recipient_lines_from_a_configuration_file() {
-    let config = from_file(
+    let config = from_text(
         r#"{"dialects": ["lines"], "define_dialects": [{"name": "lines", "envelope": {
             "header": [">>>"], "message": "\n", "end": [], "word_is_recipient": true,
             "narrative_recipients": ["all"], "bare_first": true}}]}"#,
@@ -131,7 +333,7 @@ fn recipient_lines_from_a_configuration_file() {
 
 #[test]
 fn a_raw_code_form_from_a_configuration_file() {
-    let config = from_file(
+    let config = from_text(
         r#"{"dialects": ["ipy"], "define_dialects": [{"name": "ipy",
             "sections": [{"open": "<|python_tag|>", "trailer": ["<|eom_id|>"], "calls": [
               {"format": "json", "name_keys": ["name"], "argument_keys": ["parameters"]},

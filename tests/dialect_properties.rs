@@ -93,12 +93,36 @@ enum Piece {
     Calls(Vec<Call>),
 }
 
+/// Whether `v` reads back the same in a form whose nested values have no
+/// types of their own (MiniMax M3's tags, Gemma values): no empty
+/// container (`<k></k>` is an empty string), no `item` key (an array's
+/// member), no nested string that reads as JSON.
+fn untyped_nesting_keeps(v: &Value, top: bool) -> bool {
+    match v {
+        Value::Array(xs) => !xs.is_empty() && xs.iter().all(|x| untyped_nesting_keeps(x, false)),
+        Value::Object(m) => {
+            (top || !m.is_empty())
+                && m.iter()
+                    .all(|(k, x)| k != "item" && untyped_nesting_keeps(x, false))
+        }
+        Value::String(s) => top || serde_json::from_str::<Value>(s).is_err(),
+        _ => true,
+    }
+}
+
 fn pieces(dialect: &'static str) -> impl Strategy<Value = Vec<Piece>> {
     let raw = RAW.contains(&dialect);
+    let nesting = matches!(dialect, "minimax_m3" | "gemma4" | "function_gemma");
+    let call = a_call(raw).prop_filter("reads back in the form", move |c| {
+        !nesting
+            || c.args
+                .values()
+                .all(|v| untyped_nesting_keeps(v, false) || v.is_string())
+    });
     let piece = prop_oneof![
         3 => "[A-Za-z ,.!?\n]{1,30}".prop_map(Piece::Narrative),
         2 => "[A-Za-z ,.!?\n]{0,30}".prop_map(Piece::Reasoning),
-        3 => prop::collection::vec(a_call(raw), 1..3).prop_map(Piece::Calls),
+        3 => prop::collection::vec(call, 1..3).prop_map(Piece::Calls),
     ];
     prop::collection::vec(piece, 1..6)
 }

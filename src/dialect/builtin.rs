@@ -3,11 +3,12 @@
 //! the difference is noted beside the dialect (and in `tests/data/dialects`).
 
 use super::{
-    Calls, Content, ContentKind, Dialect, Enclosure, Envelope, KeyEnd, Section, ValueKind,
+    Attributes, Calls, Content, ContentKind, Dialect, Enclosure, Envelope, KeyEnd, Section,
+    ValueKind,
 };
 
 /// The names of the built-in dialects, in the contract's order.
-pub const BUILTIN: [&str; 33] = [
+pub const BUILTIN: [&str; 40] = [
     "hermes",
     "qwen3_coder",
     "seed_oss",
@@ -25,11 +26,21 @@ pub const BUILTIN: [&str; 33] = [
     "granite",
     "jamba",
     "phi4_mini",
-    // Section 7b: the formats the existing descriptor fields read.
+    // Section 7b, in its table's order.
     "deepseek_v41",
+    "kimi_k3",
+    "minimax_m3",
+    "gemma4",
+    "function_gemma",
+    "muse_glimmer",
+    "inkling",
+    "hunyuan",
     "hunyuan_a13b",
     "step3",
     "ernie45",
+    "minicpm5",
+    "apertus",
+    "xlam",
     "internlm",
     "gigachat3",
     "gigachat35",
@@ -38,10 +49,6 @@ pub const BUILTIN: [&str; 33] = [
     "k2_horizon",
     "iquest_q1",
     "granite_20b_fc",
-    // Section 7b: forms read by descriptor fields of their own.
-    "hunyuan",
-    "muse_glimmer",
-    "inkling",
     "functionary_v32",
 ];
 
@@ -80,6 +87,8 @@ fn json_calls() -> Calls {
         argument_keys: strings(&["arguments", "parameters"]),
         id_key: None,
         joiner: None,
+        name_is_key: false,
+        array_first: false,
     }
 }
 
@@ -95,6 +104,8 @@ fn qwen_params() -> Calls {
         end: Some(s("</function>")),
         trim_line_endings: true,
         value_type: None,
+        attributes: None,
+        cdata: false,
     }
 }
 
@@ -113,6 +124,7 @@ fn dialect(name: &str) -> Dialect {
         sections: Vec::new(),
         first: Vec::new(),
         harmony: false,
+        leading: Vec::new(),
         token_suffix: None,
         envelope: None,
         calls_end_reasoning: false,
@@ -136,6 +148,8 @@ fn dsml_params(tag: &str) -> Calls {
         end: Some(format!("</{tag}invoke>")),
         trim_line_endings: false,
         value_type: None,
+        attributes: None,
+        cdata: false,
     }
 }
 
@@ -152,6 +166,8 @@ fn glm_params() -> Calls {
         end: None,
         trim_line_endings: false,
         value_type: None,
+        attributes: None,
+        cdata: false,
     }
 }
 
@@ -169,6 +185,8 @@ fn invoke_params(prefix: &str) -> Calls {
         end: Some(format!("</{prefix}invoke>")),
         trim_line_endings: false,
         value_type: None,
+        attributes: None,
+        cdata: false,
     }
 }
 
@@ -252,6 +270,8 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                 argument_keys: strings(&["parameters", "arguments"]),
                 id_key: None,
                 joiner: Some(s(";")),
+                name_is_key: false,
+                array_first: false,
             };
             // After `<|python_tag|>`: JSON calls, a built-in tool call
             // `T.call(…)`, or any other code, which Llama 3.1 runs with its
@@ -387,6 +407,8 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                     argument_keys: strings(&["parameters"]),
                     id_key: Some(s("tool_call_id")),
                     joiner: None,
+                    name_is_key: false,
+                    array_first: false,
                 }],
             )];
         }
@@ -524,6 +546,8 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                         end: None,
                         trim_line_endings: false,
                         value_type: Some(enclose("<ifm|arg_type>", "</ifm|arg_type>")),
+                        attributes: None,
+                        cdata: false,
                     },
                 ],
             )];
@@ -538,6 +562,140 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
         }
         "granite_20b_fc" => {
             d.sections = vec![section("<function_call>", None, vec![json_calls()])];
+        }
+        _ => return new_forms(name, d),
+    }
+    Some(d)
+}
+
+/// The dialects of section 7b that need the new call forms: tag
+/// attributes, tags as parameter names, Gemma values, a name as a JSON
+/// key, a leading JSON array, CDATA values.
+fn new_forms(name: &str, mut d: Dialect) -> Option<Dialect> {
+    match name {
+        "kimi_k3" => {
+            // XTML. The server may write the reasoning opener in the
+            // prompt; `<|close|>message<|sep|>` ends a turn.
+            d.reasoning = vec![enclose("<|open|>think<|sep|>", "<|close|>think<|sep|>")];
+            d.ignore = strings(&[
+                "<|open|>response<|sep|>",
+                "<|close|>response<|sep|>",
+                "<|close|>message<|sep|>",
+            ]);
+            d.sections = vec![section(
+                "<|open|>tools<|sep|>",
+                Some("<|close|>tools<|sep|>"),
+                vec![Calls::Params {
+                    call: s("<|open|>call"),
+                    name_end: strings(&["<|sep|>"]),
+                    key: s("<|open|>argument"),
+                    key_end: vec![key_end("<|sep|>", ValueKind::Typed)],
+                    value: None,
+                    value_end: s("<|close|>argument<|sep|>"),
+                    end: Some(s("<|close|>call<|sep|>")),
+                    trim_line_endings: false,
+                    value_type: None,
+                    attributes: Some(Attributes {
+                        name: s("tool"),
+                        id: Some(s("index")),
+                        key: s("key"),
+                        type_attribute: Some(s("type")),
+                        string_types: strings(&["string"]),
+                    }),
+                    cdata: false,
+                }],
+            )];
+        }
+        "minimax_m3" => {
+            const NS: &str = "]<]minimax[>[";
+            d.reasoning = vec![enclose("<mm:think>", "</mm:think>")];
+            // A turn with no reasoning may open with a stray closer.
+            d.leading = strings(&["</mm:think>"]);
+            d.sections = vec![section(
+                &format!("{NS}<tool_call>"),
+                Some(&format!("{NS}</tool_call>")),
+                vec![Calls::Tags {
+                    call: format!("{NS}<invoke name=\""),
+                    name_end: strings(&["\">"]),
+                    prefix: s(NS),
+                    item: s("item"),
+                    end: format!("{NS}</invoke>"),
+                }],
+            )];
+        }
+        "gemma4" => {
+            d.reasoning = vec![enclose("<|channel>thought\n", "<channel|>")];
+            d.sections = vec![section(
+                "<|tool_call>",
+                Some("<tool_call|>"),
+                vec![Calls::Gemma {
+                    call: s("call:"),
+                    string: s("<|\"|>"),
+                }],
+            )];
+        }
+        "function_gemma" => {
+            d.sections = vec![section(
+                "<start_function_call>",
+                Some("<end_function_call>"),
+                vec![Calls::Gemma {
+                    call: s("call:"),
+                    string: s("<escape>"),
+                }],
+            )];
+        }
+        "apertus" => {
+            d.reasoning = vec![enclose("<|inner_prefix|>", "<|inner_suffix|>")];
+            d.sections = vec![section(
+                "<|tools_prefix|>",
+                Some("<|tools_suffix|>"),
+                vec![Calls::Json {
+                    name_keys: Vec::new(),
+                    argument_keys: Vec::new(),
+                    id_key: None,
+                    joiner: None,
+                    name_is_key: true,
+                    array_first: false,
+                }],
+            )];
+        }
+        "xlam" => {
+            d.reasoning = think();
+            let json = Calls::Json {
+                name_keys: strings(&["name"]),
+                argument_keys: strings(&["arguments", "parameters"]),
+                id_key: None,
+                joiner: None,
+                name_is_key: false,
+                array_first: true,
+            };
+            d.first = vec![json.clone()];
+            d.sections = vec![
+                section("```json", Some("```"), vec![json.clone()]),
+                section("<tool_call>", Some("</tool_call>"), vec![json.clone()]),
+                section("[TOOL_CALLS]", None, vec![json]),
+            ];
+        }
+        "minicpm5" => {
+            d.reasoning = think();
+            // No wrapper: each call's tag is its section.
+            d.sections = vec![section(
+                "<function name=\"",
+                Some("</function>"),
+                vec![Calls::Params {
+                    call: String::new(),
+                    name_end: strings(&["\">"]),
+                    key: s("<param name=\""),
+                    key_end: vec![key_end("\">", ValueKind::Typed)],
+                    value: None,
+                    value_end: s("</param>"),
+                    end: None,
+                    trim_line_endings: false,
+                    value_type: None,
+                    attributes: None,
+                    cdata: true,
+                }],
+            )];
         }
         _ => return later_form(d),
     }
@@ -569,6 +727,8 @@ fn later_form(mut d: Dialect) -> Option<Dialect> {
                     end: Some(s("</tool_call>")),
                     trim_line_endings: false,
                     value_type: None,
+                    attributes: None,
+                    cdata: false,
                 }],
             )];
         }
@@ -601,6 +761,8 @@ fn later_form(mut d: Dialect) -> Option<Dialect> {
                         end: Some(s("</atem:invoke>")),
                         trim_line_endings: false,
                         value_type: None,
+                        attributes: None,
+                        cdata: false,
                     }],
                 )),
                 bare_first: true,
@@ -641,6 +803,8 @@ fn later_form(mut d: Dialect) -> Option<Dialect> {
                         argument_keys: strings(&["args"]),
                         id_key: None,
                         joiner: None,
+                        name_is_key: false,
+                        array_first: false,
                     }],
                 )),
                 bare_first: true,

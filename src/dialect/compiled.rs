@@ -5,7 +5,7 @@
 
 use std::sync::Arc;
 
-use super::{Calls, ContentKind, Dialect, Envelope, KeyEnd};
+use super::{Attributes, Calls, ContentKind, Dialect, Envelope, KeyEnd};
 use crate::scan::markers::{ByteSet, MarkerSet};
 
 /// What a marker found in narrative does.
@@ -65,6 +65,7 @@ pub(crate) enum Form {
         argument_keys: Vec<String>,
         id_key: Option<String>,
         joiner: Option<String>,
+        name_is_key: bool,
     },
     Named {
         call: String,
@@ -102,6 +103,29 @@ pub(crate) enum Form {
         /// ASCII: a push with none of them is taken by the lane as bytes,
         /// streamed as they are.
         ascii_stops: ByteSet,
+        attributes: Option<Attributes>,
+        cdata: bool,
+    },
+    /// Parameters named by their tags (`parser/dialect/section/body.rs`).
+    Tags {
+        call: String,
+        /// What ends the name.
+        name: Roles<BodyMark>,
+        /// What ends the body: the call's end, or the section's closer.
+        body: Roles<BodyMark>,
+        prefix: String,
+        item: String,
+    },
+    /// Gemma values (`parser/dialect/section/body.rs`).
+    Gemma {
+        call: String,
+        /// What ends the name.
+        name: Roles<BodyMark>,
+        /// Outside strings: the string marker, brackets, the closer.
+        outside: Roles<BodyMark>,
+        /// Inside a string: its end.
+        inside: Roles<BodyMark>,
+        string: String,
     },
     Python {
         list: bool,
@@ -121,6 +145,23 @@ pub(crate) enum NameEnd {
     Args,
     Id,
     Brace,
+}
+
+/// A marker met while a body form's call is read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum BodyMark {
+    /// Ends the name.
+    NameEnd,
+    /// Ends the call.
+    End,
+    /// The section's closer.
+    Close,
+    /// A Gemma string marker.
+    Quote,
+    /// `{` or `[`.
+    Open,
+    /// `}` or `]`.
+    Shut,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -156,7 +197,10 @@ impl SectionC {
         self.forms.iter().position(|f| match f {
             Form::Json { .. } => b == b'{' || b == b'[',
             Form::Python { list: true } => b == b'[',
-            Form::Named { call, .. } | Form::Params { call, .. } => match call.as_bytes().first() {
+            Form::Named { call, .. }
+            | Form::Params { call, .. }
+            | Form::Tags { call, .. }
+            | Form::Gemma { call, .. } => match call.as_bytes().first() {
                 Some(&c) => c == b,
                 None => !b.is_ascii_whitespace() && b != b'{' && b != b'[' && b != b'<',
             },
@@ -186,6 +230,11 @@ pub(crate) struct Compiled {
     pub(crate) first_json: Option<usize>,
     /// The same for `[`.
     pub(crate) first_list: Option<usize>,
+    /// Markers dropped where they stand first in the response.
+    pub(crate) leading: Vec<String>,
+    /// The `first` calls may come right after the reasoning too (a JSON
+    /// form with `array_first`).
+    pub(crate) first_after_reasoning: bool,
     /// Harmony: the header markers, and the section of its calls.
     pub(crate) harmony: Option<Harmony>,
 }
@@ -223,11 +272,14 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             argument_keys,
             id_key,
             joiner,
+            name_is_key,
+            array_first: _,
         } => Form::Json {
             name_keys: name_keys.clone().into(),
             argument_keys: argument_keys.clone(),
             id_key: id_key.clone(),
             joiner: joiner.clone(),
+            name_is_key: *name_is_key,
         },
         Calls::Named {
             call,
@@ -265,6 +317,8 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             value_end,
             end,
             trim_line_endings,
+            attributes,
+            cdata,
             value_type,
         } => {
             let value_type = value_type.as_ref().filter(|_| value.is_some());
@@ -313,6 +367,53 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
                     }
                     set
                 },
+                attributes: attributes.clone(),
+                cdata: *cdata,
+            }
+        }
+        Calls::Tags {
+            call,
+            name_end,
+            prefix,
+            item,
+            end,
+        } => {
+            let mut body = vec![(end.clone(), BodyMark::End)];
+            if let Some(c) = sec_close {
+                body.push((c.to_owned(), BodyMark::Close));
+            }
+            let mut name: Vec<(String, BodyMark)> = name_end
+                .iter()
+                .map(|m| (m.clone(), BodyMark::NameEnd))
+                .collect();
+            name.extend(body.iter().cloned());
+            Form::Tags {
+                call: call.clone(),
+                name: Roles::new(name),
+                body: Roles::new(body),
+                prefix: prefix.clone(),
+                item: item.clone(),
+            }
+        }
+        Calls::Gemma { call, string } => {
+            let mut name = vec![("{".to_owned(), BodyMark::NameEnd)];
+            let mut outside = vec![
+                (string.clone(), BodyMark::Quote),
+                ("{".to_owned(), BodyMark::Open),
+                ("[".to_owned(), BodyMark::Open),
+                ("}".to_owned(), BodyMark::Shut),
+                ("]".to_owned(), BodyMark::Shut),
+            ];
+            if let Some(c) = sec_close {
+                name.push((c.to_owned(), BodyMark::Close));
+                outside.push((c.to_owned(), BodyMark::Close));
+            }
+            Form::Gemma {
+                call: call.clone(),
+                name: Roles::new(name),
+                outside: Roles::new(outside),
+                inside: Roles::new(vec![(string.clone(), BodyMark::Quote)]),
+                string: string.clone(),
             }
         }
         Calls::Python { list } => Form::Python { list: *list },
@@ -352,7 +453,12 @@ fn section(
         .iter()
         .enumerate()
         .filter_map(|(i, f)| match f {
-            Form::Named { call, .. } | Form::Params { call, .. } if !call.is_empty() => {
+            Form::Named { call, .. }
+            | Form::Params { call, .. }
+            | Form::Tags { call, .. }
+            | Form::Gemma { call, .. }
+                if !call.is_empty() =>
+            {
                 Some((call.clone(), Some(i)))
             }
             _ => None,
@@ -380,6 +486,8 @@ impl Compiled {
         let mut sections = Vec::new();
         let mut first_json = None;
         let mut first_list = None;
+        let mut leading = Vec::new();
+        let mut first_after_reasoning = false;
         let mut envelope: Option<(usize, Envelope)> = None;
         for (di, d) in dialects.iter().enumerate() {
             // Markers that may carry a token suffix are compiled with a slot.
@@ -401,15 +509,32 @@ impl Compiled {
             for m in &d.ignore {
                 outer.push((m.clone(), Outer::Ignore));
             }
+            leading.extend(d.leading.iter().filter(|m| !m.is_empty()).cloned());
             for c in &d.first {
                 let idx = sections.len();
                 let sec = section(di, "", None, std::slice::from_ref(c), &[]);
-                let slot = match c {
-                    Calls::Python { .. } => &mut first_list,
-                    _ => &mut first_json,
-                };
-                if slot.is_none() {
-                    *slot = Some(idx);
+                let array_first = matches!(
+                    c,
+                    Calls::Json {
+                        array_first: true,
+                        ..
+                    }
+                );
+                first_after_reasoning |= array_first;
+                let mut used = false;
+                for (slot, fits) in [
+                    (
+                        &mut first_list,
+                        array_first || matches!(c, Calls::Python { .. }),
+                    ),
+                    (&mut first_json, !matches!(c, Calls::Python { .. })),
+                ] {
+                    if fits && slot.is_none() {
+                        *slot = Some(idx);
+                        used = true;
+                    }
+                }
+                if used {
                     sections.push(sec);
                 }
             }
@@ -555,6 +680,8 @@ impl Compiled {
             sections,
             first_json,
             first_list,
+            leading,
+            first_after_reasoning,
             harmony,
         }
     }

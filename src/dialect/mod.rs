@@ -24,11 +24,14 @@
 
 use serde::{Deserialize, Serialize};
 
+pub(crate) mod attributes;
 mod builtin;
 pub(crate) mod compiled;
 mod envelope;
 pub mod family;
+pub(crate) mod gemma;
 pub(crate) mod suffix;
+pub(crate) mod tags;
 pub mod tools;
 pub(crate) mod value;
 
@@ -61,6 +64,11 @@ pub struct Dialect {
     /// channels; see the contract.
     #[serde(default)]
     pub harmony: bool,
+    /// Markers in no event where they stand first in the response, after
+    /// white space only (MiniMax M3's stray `</mm:think>` opening a turn
+    /// with no reasoning); anywhere else they are text.
+    #[serde(default)]
+    pub leading: Vec<String>,
     /// The lead of a token suffix that each marker ending in `>` may
     /// carry before its `>`, any suffix accepted (Tencent Hy3 and HY v4
     /// write `<tool_calls:opensource>` for `<tool_calls>`: lead `":"`). A
@@ -138,8 +146,10 @@ pub enum Calls {
     /// set, is kept as its `call_id`.
     Json {
         /// Keys that name a call.
+        #[serde(default)]
         name_keys: Vec<String>,
         /// Keys that hold its arguments.
+        #[serde(default)]
         argument_keys: Vec<String>,
         /// A key whose value is kept as the call's `call_id`.
         #[serde(default)]
@@ -147,6 +157,16 @@ pub enum Calls {
         /// What may stand between two call objects (Llama 3: `;`).
         #[serde(default)]
         joiner: Option<String>,
+        /// A call is an object whose one key is its name, the key's value
+        /// its arguments (Apertus: `[{"N": {…}}, …]`); `name_keys` and
+        /// `argument_keys` are not used.
+        #[serde(default)]
+        name_is_key: bool,
+        /// As one of the dialect's `first` forms: the response may start
+        /// with a JSON array of calls too (xLAM), not only with an object,
+        /// and so may the text right after the reasoning.
+        #[serde(default)]
+        array_first: bool,
     },
     /// A name, then the arguments as one JSON object:
     /// `call` NAME \[`id` ID\] `args` {…} \[`args_end`\] \[`end`\].
@@ -216,6 +236,45 @@ pub enum Calls {
         /// before it ends (Qwen3-Coder's template writes them).
         #[serde(default)]
         trim_line_endings: bool,
+        /// The name (and id) are attributes of the call's tag and the key
+        /// (and type) attributes of the parameter's tag (Kimi K3:
+        /// `<|open|>call tool="N" index="I"<|sep|>`): the text before
+        /// `name_end` and before a `key_end` is read as `name="value"`
+        /// pairs, entities unescaped.
+        #[serde(default)]
+        attributes: Option<Attributes>,
+        /// A value written `<![CDATA[…]]>` is its content (MiniCPM5).
+        #[serde(default)]
+        cdata: bool,
+    },
+    /// Parameters named by their tags, every tag written after `prefix`
+    /// (MiniMax M3): `call` NAME `name_end` then `prefix<K>V prefix</K>`…
+    /// `end`. A value holding tags is an object (a key written twice gathers
+    /// its values in an array), one holding only `item` tags an array; any
+    /// other value is raw text, typed by the schema.
+    Tags {
+        /// The marker before each call.
+        call: String,
+        /// The markers that end the name.
+        name_end: Vec<String>,
+        /// What every tag is written after (`]<]minimax[>[`; may be empty).
+        #[serde(default)]
+        prefix: String,
+        /// The tag name of an array's members.
+        #[serde(default = "item")]
+        item: String,
+        /// The marker that ends a call.
+        end: String,
+    },
+    /// Gemma's call syntax: `call` NAME `{k:V,…}`, keys bare, strings
+    /// between `string` markers (`<|"|>`, `<escape>`), numbers, booleans,
+    /// `null`, objects and arrays bare. A string whose whole text reads as
+    /// JSON is that JSON (as the peers read it).
+    Gemma {
+        /// The marker before each call (`call:`).
+        call: String,
+        /// The marker around strings.
+        string: String,
     },
     /// The section's content is raw code, up to its closer (or trailer, or
     /// the end of the response): one call `name` whose arguments are
@@ -239,6 +298,42 @@ pub enum Calls {
 
 fn yes() -> bool {
     true
+}
+
+fn item() -> String {
+    "item".to_owned()
+}
+
+fn string_types() -> Vec<String> {
+    vec!["string".to_owned()]
+}
+
+/// The attributes a tag-attribute form reads (see [`Calls::Params`]).
+///
+/// ```
+/// let a: actionstream::dialect::Attributes =
+///     serde_json::from_value(serde_json::json!({"name": "tool", "id": "index", "key": "key", "type": "type"})).unwrap();
+/// assert_eq!(a.string_types, ["string"]);
+/// ```
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Attributes {
+    /// The attribute of the call's tag that names the call (`tool`).
+    pub name: String,
+    /// The attribute of the call's tag kept as its `call_id` (`index`).
+    #[serde(default)]
+    pub id: Option<String>,
+    /// The attribute of a parameter's tag that names it (`key`).
+    pub key: String,
+    /// The attribute of a parameter's tag that gives its type (`type`):
+    /// a value of one of `string_types` is the text as written, of any
+    /// other type JSON (the text as a string where it is not JSON); with
+    /// no such attribute, the value is typed by the schema.
+    #[serde(default, rename = "type")]
+    pub type_attribute: Option<String>,
+    /// The types whose values are the text as written.
+    #[serde(default = "string_types")]
+    pub string_types: Vec<String>,
 }
 
 fn code_key() -> String {

@@ -93,7 +93,13 @@ fn calls(c: &Calls, lead: &str) -> Calls {
             *value_end = m(value_end);
             *end = end.as_ref().map(m);
         }
-        Calls::Json { .. } | Calls::Python { .. } | Calls::Code { .. } => {}
+        // Tags and Gemma bodies are read by their own scanners, whose
+        // tags take no suffix: left as written.
+        Calls::Json { .. }
+        | Calls::Python { .. }
+        | Calls::Code { .. }
+        | Calls::Tags { .. }
+        | Calls::Gemma { .. } => {}
     }
     c
 }

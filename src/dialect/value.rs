@@ -136,7 +136,7 @@ pub(crate) fn property_type(schema: Option<&Value>, key: &str) -> ValueType {
 }
 
 /// The value type a (property) schema describes; see [`property_type`].
-fn schema_type(schema: &Value, depth: usize) -> ValueType {
+pub(crate) fn schema_type(schema: &Value, depth: usize) -> ValueType {
     let Some(obj) = schema.as_object() else {
         return ValueType::Json;
     };

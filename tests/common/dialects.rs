@@ -29,12 +29,16 @@ pub fn config(dialect: &str) -> Config {
 }
 
 /// The dialects whose parameter values are raw text.
-pub const RAW: [&str; 13] = [
+pub const RAW: [&str; 17] = [
     "qwen3_coder",
     "seed_oss",
     "glm",
     "minimax_m2",
     "deepseek_v32",
+    "minicpm5",
+    "minimax_m3",
+    "gemma4",
+    "function_gemma",
     "deepseek_v41",
     "step3",
     "gigachat35",
@@ -44,6 +48,55 @@ pub const RAW: [&str; 13] = [
     "hunyuan",
     "muse_glimmer",
 ];
+
+/// The dialects whose arguments go out whole when the call ends (their
+/// forms read a call's body whole; Inkling's arguments key `args` is none
+/// the JSON scanner streams), not streamed as they are written.
+pub const WHOLE: [&str; 5] = [
+    "minimax_m3",
+    "gemma4",
+    "function_gemma",
+    "apertus",
+    "inkling",
+];
+
+/// A value as MiniMax M3 writes it: tags after the namespace token.
+fn mm3(v: &Value) -> String {
+    const NS: &str = "]<]minimax[>[";
+    match v {
+        Value::Object(m) => m
+            .iter()
+            .map(|(k, v)| format!("{NS}<{k}>{}{NS}</{k}>", mm3(v)))
+            .collect(),
+        Value::Array(xs) => xs
+            .iter()
+            .map(|v| format!("{NS}<item>{}{NS}</item>", mm3(v)))
+            .collect(),
+        v => raw(v),
+    }
+}
+
+/// A value as Gemma writes it, strings between `quote`.
+fn gemma(v: &Value, quote: &str) -> String {
+    match v {
+        Value::String(s) => format!("{quote}{s}{quote}"),
+        Value::Object(m) => format!(
+            "{{{}}}",
+            m.iter()
+                .map(|(k, v)| format!("{k}:{}", gemma(v, quote)))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Value::Array(xs) => format!(
+            "[{}]",
+            xs.iter()
+                .map(|v| gemma(v, quote))
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        v => v.to_string(),
+    }
+}
 
 /// The `C0:name:{args}` summary lines of `calls`, ids from `first`.
 pub fn complete_lines(calls: &[Call], first: usize) -> Vec<String> {
@@ -324,6 +377,97 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
             "<|tool_call|>[{}]<|/tool_call|>",
             objects("name", "arguments").join(", ")
         ),
+        "kimi_k3" => format!(
+            "<|open|>tools<|sep|>{}<|close|>tools<|sep|>",
+            calls
+                .iter()
+                .enumerate()
+                .map(|(i, c)| {
+                    let args: String = c
+                        .args
+                        .iter()
+                        .map(|(k, v)| {
+                            let ty = match v {
+                                Value::String(_) => "string",
+                                Value::Number(_) => "number",
+                                Value::Bool(_) => "boolean",
+                                Value::Array(_) => "array",
+                                Value::Object(_) => "object",
+                                Value::Null => "null",
+                            };
+                            format!(
+                                "<|open|>argument key=\"{}\" type=\"{ty}\"<|sep|>{}<|close|>argument<|sep|>",
+                                escape_attribute(k),
+                                raw(v)
+                            )
+                        })
+                        .collect();
+                    format!(
+                        "<|open|>call tool=\"{}\" index=\"{i}\"<|sep|>{args}<|close|>call<|sep|>",
+                        escape_attribute(&c.name)
+                    )
+                })
+                .collect::<String>()
+        ),
+        "minimax_m3" => format!(
+            "]<]minimax[>[<tool_call>\n{}]<]minimax[>[</tool_call>",
+            calls
+                .iter()
+                .map(|c| format!(
+                    "]<]minimax[>[<invoke name=\"{}\">{}]<]minimax[>[</invoke>\n",
+                    c.name,
+                    mm3(&Value::Object(c.args.clone()))
+                ))
+                .collect::<String>()
+        ),
+        "gemma4" => calls
+            .iter()
+            .map(|c| {
+                format!(
+                    "<|tool_call>call:{}{}<tool_call|>",
+                    c.name,
+                    gemma(&Value::Object(c.args.clone()), "<|\"|>")
+                )
+            })
+            .collect(),
+        "function_gemma" => calls
+            .iter()
+            .map(|c| {
+                format!(
+                    "<start_function_call>call:{}{}<end_function_call>",
+                    c.name,
+                    gemma(&Value::Object(c.args.clone()), "<escape>")
+                )
+            })
+            .collect(),
+        "apertus" => format!(
+            "<|tools_prefix|>[{}]<|tools_suffix|>",
+            calls
+                .iter()
+                .map(|c| format!(
+                    "{{{}: {}}}",
+                    serde_json::to_string(&c.name).unwrap(),
+                    json(&c.args)
+                ))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        "xlam" => format!(
+            "<tool_call>[{}]</tool_call>",
+            objects("name", "arguments").join(", ")
+        ),
+        "minicpm5" => calls
+            .iter()
+            .map(|c| {
+                let args: String = c
+                    .args
+                    .iter()
+                    .map(|(k, v)| format!("<param name=\"{k}\">{}</param>", raw(v)))
+                    .collect();
+                format!("<function name=\"{}\">{args}</function>", c.name)
+            })
+            .collect::<Vec<_>>()
+            .join("\n"),
         "deepseek_v41" => format!(
             "\n\n<｜DSML｜ calls>\n{}</｜DSML｜ calls>",
             calls.iter().map(|c| params(dialect, c)).collect::<String>()
@@ -412,6 +556,14 @@ pub fn calls_text(dialect: &str, calls: &[Call]) -> String {
     }
 }
 
+/// An attribute value with XML's entities escaped.
+fn escape_attribute(v: &str) -> String {
+    v.replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;")
+        .replace('>', "&gt;")
+}
+
 /// The markers around reasoning in `dialect`, if it has reasoning.
 pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
     Some(match dialect {
@@ -422,6 +574,11 @@ pub fn think(dialect: &str) -> Option<(&'static str, &'static str)> {
         "mistral" => ("[THINK]", "[/THINK]"),
         "cohere" => ("<|START_THINKING|>", "<|END_THINKING|>"),
         "gpt_oss" => ("<|channel|>analysis<|message|>", "<|end|>"),
+        "kimi_k3" => ("<|open|>think<|sep|>", "<|close|>think<|sep|>"),
+        "minimax_m3" => ("<mm:think>", "</mm:think>"),
+        "gemma4" => ("<|channel>thought\n", "<channel|>"),
+        "apertus" => ("<|inner_prefix|>", "<|inner_suffix|>"),
+        "function_gemma" => return None,
         "hunyuan" => ("<think:os>", "</think:os>"),
         "muse_glimmer" => ("<|start|>assistant to=self<|message|>", "<|eom|>"),
         "inkling" => ("<|message_model|><|content_thinking|>", "<|end_message|>"),

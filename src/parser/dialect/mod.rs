@@ -132,6 +132,9 @@ pub(super) struct DialectMachine {
     /// Armed at the end of a push inside a long raw value: the next push's
     /// plain bytes skip the walk (`section/lane.rs`).
     lane: Option<section::Lane>,
+    /// Some narrative other than white space, or a block, has come: a
+    /// `first` call can no longer begin after reasoning.
+    said: bool,
     /// After a call that ended reasoning, something other than the
     /// reasoning's closer came at this offset: a section that opens right
     /// there may still be followed by the closer (the reasoning's
@@ -163,6 +166,7 @@ impl DialectMachine {
             cap: None,
             replayed: 0,
             lane: None,
+            said: false,
             armed: None,
         }
     }
@@ -263,6 +267,9 @@ impl DialectMachine {
         if self.cap.is_some() || self.lane.is_some() || !set.passes(&self.ms, text.as_bytes()) {
             return None;
         }
+        if plain == Plain::Narrative && !self.said {
+            self.said = text.bytes().any(|b| !b.is_ascii_whitespace());
+        }
         // All of the buffer was given out: it can go, and the offsets move
         // past `text` as if it had been read and given out.
         let at = end + text.len();
@@ -302,6 +309,9 @@ impl DialectMachine {
             return;
         }
         let text = &self.buf[self.start - self.base..to - self.base];
+        if !self.said {
+            self.said = text.bytes().any(|b| !b.is_ascii_whitespace());
+        }
         match &mut self.inner {
             None => emit.narrative(text),
             Some(inner) => {
@@ -384,6 +394,22 @@ impl DialectMachine {
             return Flow::Wait;
         };
         let c = self.c.clone();
+        let rest = &self.buf.as_bytes()[self.pos - self.base..self.end() - self.base];
+        for m in &c.leading {
+            if rest.starts_with(m.as_bytes()) {
+                // A leading marker: in no event, and the response still
+                // starts after it.
+                self.narrative_to(self.pos, emit);
+                self.pos += m.len();
+                self.start = self.pos;
+                return Flow::Go;
+            }
+        }
+        if c.leading.iter().any(|m| m.as_bytes().starts_with(rest)) {
+            // It may still be one.
+            self.narrative_to(self.pos, emit);
+            return Flow::Wait;
+        }
         let first = match first_byte {
             b'{' => c.first_json,
             b'[' => c.first_list,
@@ -453,7 +479,13 @@ impl DialectMachine {
         match role {
             Inner::Close => {
                 self.start = to;
-                self.state = DState::Text;
+                // Calls written first in the response may come first after
+                // the reasoning too (xLAM's `</think>[…]`).
+                self.state = if c.first_after_reasoning && !self.said {
+                    DState::Start
+                } else {
+                    DState::Text
+                };
                 self.ms = c.outer.set.begin();
             }
             Inner::Section(i) => self.open_section(i, from, to, false, Some(enc)),

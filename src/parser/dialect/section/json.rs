@@ -121,6 +121,7 @@ impl DialectMachine {
             name_keys,
             argument_keys,
             id_key,
+            name_is_key,
             ..
         }) = sec.form.map(|f| &self.c.sections[sec.idx].forms[f])
         else {
@@ -141,6 +142,9 @@ impl DialectMachine {
             };
             let call = &mut sec.calls[ci];
             match slot.take_value() {
+                Some(Value::Object(obj)) if *name_is_key => {
+                    call.args = Some(name_as_key(call, obj));
+                }
                 Some(Value::Object(mut obj)) => {
                     if call.name.is_none() {
                         call.name = name_keys
@@ -189,6 +193,32 @@ impl DialectMachine {
                 None => {}
             }
         }
+    }
+}
+
+/// A call written `{"N": {…}}`: its one key names it, the key's value is
+/// its arguments.
+fn name_as_key(call: &mut Call, obj: Map<String, Value>) -> Result<Value, ActionError> {
+    let n = obj.len();
+    let Some((name, args)) = obj.into_iter().next().filter(|_| n == 1) else {
+        return Err(ActionError::new(
+            ErrorKind::NoName,
+            "",
+            format!("a call must be an object with one key, its name; found {n} keys"),
+        ));
+    };
+    call.name = Some(name.clone());
+    match args {
+        Value::Object(_) => Ok(args),
+        Value::Null => Ok(Value::Object(Map::new())),
+        other => Err(ActionError::new(
+            ErrorKind::Shape,
+            name.as_str(),
+            format!(
+                "arguments must be a JSON object, found {}",
+                crate::validate::type_name(&other)
+            ),
+        )),
     }
 }
 

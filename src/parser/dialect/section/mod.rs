@@ -22,6 +22,7 @@ use crate::scan::markers::{MarkerSet, MarkerState};
 use crate::scan::naming::Naming;
 use crate::scan::python::{PyCalls, PyEvent, PyMode};
 
+mod body;
 mod code;
 mod deltas;
 mod ending;
@@ -109,6 +110,15 @@ enum Read {
         /// Decided not to stream (a value that is not a string): not asked
         /// again on each push.
         plain: bool,
+    },
+    /// A body form's name, from `Sec::mark`.
+    BName,
+    /// A body form's body from `from`: Gemma's bracket depth, and whether
+    /// a string is open.
+    Body {
+        from: usize,
+        depth: usize,
+        quoted: bool,
     },
     /// Raw code from `from`, streamed up to `sent`.
     Code {
@@ -250,6 +260,7 @@ impl DialectMachine {
     ) {
         self.start = from;
         self.pos = content;
+        self.said = true;
         self.state = DState::Section(Box::new(Sec {
             idx,
             from,
@@ -360,6 +371,9 @@ impl DialectMachine {
                             Form::Params { name, .. } => {
                                 self.ms = name.set.begin();
                                 sec.read = Read::PName;
+                            }
+                            Form::Tags { .. } | Form::Gemma { .. } => {
+                                self.body_begin(sec, sc, f, to);
                             }
                             _ => {}
                         }
@@ -545,6 +559,8 @@ impl DialectMachine {
                 }
                 Flow::Go
             }
+            Read::BName => self.body_name(sec, emit),
+            Read::Body { .. } => self.body_step(sec, emit),
             Read::PName | Read::Params => self.params_step(sec, emit),
             Read::Key | Read::ValueOpen { .. } | Read::ValueType { .. } | Read::Value { .. } => {
                 self.params_step(sec, emit)

@@ -2,6 +2,7 @@
 //! `minimax_m2`, `deepseek_v32`), typed by the tool's schema, strings streamed as written.
 
 use super::*;
+use crate::dialect::attributes as attrs;
 
 impl DialectMachine {
     pub(super) fn params_step(&mut self, sec: &mut Sec, emit: &mut Emit<'_>) -> Flow {
@@ -16,6 +17,7 @@ impl DialectMachine {
             key_ends,
             value,
             value_end,
+            attributes,
             type_close,
             ..
         }) = sec.form.map(|f| &c.sections[sec.idx].forms[f])
@@ -29,13 +31,26 @@ impl DialectMachine {
                     sec.read = Read::PName;
                     return Flow::Wait;
                 };
-                let n = self.text(sec.mark, at).trim().to_owned();
+                let text = self.text(sec.mark, at);
+                let (n, call_id) = match attributes {
+                    Some(a) if role == ParamMark::NameEnd => {
+                        let pairs = attrs::parse(text);
+                        (
+                            attrs::get(&pairs, &a.name).unwrap_or_default().to_owned(),
+                            a.id.as_deref()
+                                .and_then(|k| attrs::get(&pairs, k))
+                                .map(str::to_owned),
+                        )
+                    }
+                    _ => (text.trim().to_owned(), None),
+                };
                 let id = emit.start(Some(n.clone()), Syntax::Dialect, c.tag(sec.idx));
                 sec.tentative = false;
                 sec.calls.push(Call {
                     id: Some(id),
                     args: no_name(&n),
                     name: Some(n),
+                    call_id,
                     ..Call::default()
                 });
                 self.param_mark(sec, role, to, emit);
@@ -53,8 +68,26 @@ impl DialectMachine {
                     sec.read = Read::Key;
                     return Flow::Wait;
                 };
-                let key = self.text(sec.mark, at).trim().to_owned();
-                let kind = key_ends.get(i).map_or(ValueKind::Typed, |k| k.value);
+                let text = self.text(sec.mark, at);
+                let mut kind = key_ends.get(i).map_or(ValueKind::Typed, |k| k.value);
+                let key = match attributes {
+                    Some(a) => {
+                        let pairs = attrs::parse(text);
+                        let ty = a
+                            .type_attribute
+                            .as_deref()
+                            .and_then(|t| attrs::get(&pairs, t));
+                        if let Some(ty) = ty {
+                            kind = if a.string_types.iter().any(|s| s == ty) {
+                                ValueKind::String
+                            } else {
+                                ValueKind::Json
+                            };
+                        }
+                        attrs::get(&pairs, &a.key).unwrap_or_default().to_owned()
+                    }
+                    None => text.trim().to_owned(),
+                };
                 if deltas {
                     if let Some(call) = sec.calls.last_mut() {
                         call.send_key(&key, emit);
@@ -154,12 +187,13 @@ impl DialectMachine {
             params,
             value_end,
             trim,
+            cdata,
             ..
         }) = sec.form.map(|f| &self.c.sections[sec.idx].forms[f])
         else {
             return Flow::Go;
         };
-        let trim = *trim;
+        let (trim, cdata) = (*trim, *cdata);
         let Read::Value {
             kind,
             from,
@@ -211,7 +245,14 @@ impl DialectMachine {
                 };
                 let tool = sec.calls.last().and_then(|c| c.name.as_deref());
                 let ty = self.value_type(tool, key);
-                match streams(kind, ty, self.text(vfrom, safe)) {
+                let prefix = self.text(vfrom, safe);
+                let decided = if cdata && may_be_cdata(prefix) {
+                    // A CDATA value is not streamed: its wrapper is no text.
+                    (prefix.len() > CDATA_OPEN.len()).then_some(false)
+                } else {
+                    streams(kind, ty, prefix)
+                };
+                match decided {
                     Some(true) => {
                         streamed = Some(vfrom);
                         if let Some(call) = sec.calls.last_mut() {
@@ -264,6 +305,12 @@ impl DialectMachine {
                     .max(t.len())
                     .min(text.len());
             text = t;
+        }
+        if cdata {
+            if let Some(inner) = cdata_content(text) {
+                at += text.len() - text.trim_start().len() + CDATA_OPEN.len();
+                text = inner;
+            }
         }
         let tool = sec.calls.last().and_then(|c| c.name.as_deref());
         let ty = self.value_type(tool, &key);
@@ -339,6 +386,22 @@ impl DialectMachine {
         let schema = tool.and_then(|t| self.shared.cfg.call_schema(t));
         property_type(schema.as_deref(), key)
     }
+}
+
+const CDATA_OPEN: &str = "<![CDATA[";
+
+/// Whether a value beginning `prefix` may be written as CDATA.
+fn may_be_cdata(prefix: &str) -> bool {
+    let t = prefix.trim_start();
+    t.starts_with(CDATA_OPEN) || CDATA_OPEN.starts_with(t)
+}
+
+/// The content of a value written `<![CDATA[…]]>` (white space around it
+/// allowed).
+pub(super) fn cdata_content(text: &str) -> Option<&str> {
+    text.trim()
+        .strip_prefix(CDATA_OPEN)
+        .and_then(|t| t.strip_suffix("]]>"))
 }
 
 /// Where a value starts once a leading line ending is dropped; `None` while
