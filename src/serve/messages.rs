@@ -54,6 +54,30 @@ fn bad(message: impl Into<String>, param: &str) -> ApiError {
     ApiError::bad_request(message, Some(param)).api(Api::Messages)
 }
 
+/// The Chat Completions request begun with the client's `model`, and
+/// whether the client asked to stream: the two fields every agent API
+/// reads alike.
+pub(crate) fn model_and_stream(
+    req: &Map<String, Value>,
+    api: Api,
+) -> Result<(Map<String, Value>, bool), ApiError> {
+    let bad = |message: &str, param: &str| ApiError::bad_request(message, Some(param)).api(api);
+    let mut chat = Map::new();
+    match req.get("model") {
+        Some(Value::String(m)) => {
+            chat.insert("model".into(), json!(m));
+        }
+        None | Some(Value::Null) => {}
+        Some(_) => return Err(bad("`model` must be a string", "model")),
+    }
+    let stream = match req.get("stream") {
+        None | Some(Value::Null) => false,
+        Some(Value::Bool(b)) => *b,
+        Some(_) => return Err(bad("`stream` must be a boolean", "stream")),
+    };
+    Ok((chat, stream))
+}
+
 /// Reads the body as a JSON object.
 pub(crate) fn read_object(body: &[u8], api: Api) -> Result<Map<String, Value>, ApiError> {
     let value: Value = serde_json::from_slice(body).map_err(|e| {
@@ -136,19 +160,7 @@ fn content_of(parts: Vec<Value>) -> Value {
 
 /// Translates an Anthropic Messages request (the body's JSON object).
 pub(crate) fn translate(req: &Map<String, Value>) -> Result<Translated, ApiError> {
-    let mut chat = Map::new();
-    match req.get("model") {
-        Some(Value::String(m)) => {
-            chat.insert("model".into(), json!(m));
-        }
-        None | Some(Value::Null) => {}
-        Some(_) => return Err(bad("`model` must be a string", "model")),
-    }
-    let stream = match req.get("stream") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(bad("`stream` must be a boolean", "stream")),
-    };
+    let (mut chat, stream) = model_and_stream(req, Api::Messages)?;
 
     let mut messages = Vec::new();
     if let Some(system) = req.get("system") {

@@ -42,6 +42,7 @@ use serde_json::{json, Map, Value};
 
 use super::answer::{answer, Translated};
 use super::exchange::Exchange;
+use super::messages::model_and_stream;
 use super::messages::read_object;
 use super::{Api, ApiError, Shared};
 
@@ -226,19 +227,7 @@ pub(crate) fn translate(req: &Map<String, Value>) -> Result<Translated, ApiError
             ));
         }
     }
-    let mut chat = Map::new();
-    match req.get("model") {
-        Some(Value::String(m)) => {
-            chat.insert("model".into(), json!(m));
-        }
-        None | Some(Value::Null) => {}
-        Some(_) => return Err(bad("`model` must be a string", "model")),
-    }
-    let stream = match req.get("stream") {
-        None | Some(Value::Null) => false,
-        Some(Value::Bool(b)) => *b,
-        Some(_) => return Err(bad("`stream` must be a boolean", "stream")),
-    };
+    let (mut chat, stream) = model_and_stream(req, Api::Responses)?;
 
     let mut history = History::default();
     if let Some(Value::String(text)) = req.get("instructions") {
