@@ -5,6 +5,7 @@
 import wasmInit, { initSync } from "../pkg/actionstream_wasm.js";
 
 export { Parser } from "./parser.js";
+export { actionstreamMiddleware } from "./middleware.js";
 
 /**
  * @param {WebAssembly.Module | URL | string | Response | BufferSource} [module]

@@ -63,3 +63,38 @@ export class Parser {
  * does it.
  */
 export function init(module?: WebAssembly.Module | URL | string | Response | BufferSource): Promise<void>;
+
+/**
+ * What `actionstreamMiddleware` takes: the `Parser`'s options. Argument
+ * deltas are always on; `tools`, when absent, are the request's function
+ * tools; with neither `dialects` nor `model`, the dialects are those of the
+ * wrapped model id's family (the default ones when the id names none).
+ */
+export type ActionstreamMiddlewareOptions = Omit<ParserOptions, "argumentDeltas">;
+
+/**
+ * A language model middleware of the AI SDK (specification v2 for `ai` 5,
+ * v3 for `ai` 6), for `wrapLanguageModel`. A plain object: the package
+ * does not depend on the AI SDK, so its parameters are typed loosely.
+ *
+ * ```ts
+ * import { streamText, wrapLanguageModel } from "ai";
+ * import { actionstreamMiddleware } from "actionstream";
+ * const model = wrapLanguageModel({ model: raw, middleware: actionstreamMiddleware({ dialects: ["hermes"] }) });
+ * const result = streamText({ model, prompt: "Weather in Paris?", tools });
+ * ```
+ */
+export interface ActionstreamMiddleware {
+  readonly specificationVersion: "v3";
+  readonly middlewareVersion: "v2";
+  wrapStream(options: { doStream: () => PromiseLike<any>; doGenerate: () => PromiseLike<any>; params: any; model: any }): Promise<any>;
+  wrapGenerate(options: { doStream: () => PromiseLike<any>; doGenerate: () => PromiseLike<any>; params: any; model: any }): Promise<any>;
+}
+
+/**
+ * The middleware: the wrapped model's text goes through a `Parser`, and
+ * comes out as `text-*`, `reasoning-*`, `tool-input-*` and `tool-call`
+ * parts (`finishReason` `tool-calls` when a call completed). Bad options
+ * throw here, with the CLI's message. In a browser, `await init()` first.
+ */
+export function actionstreamMiddleware(options?: ActionstreamMiddlewareOptions): ActionstreamMiddleware;
