@@ -1,7 +1,7 @@
 // One measurement of the JavaScript bench, in a worker thread of its own
 // (bench.mjs ends the worker when it runs past its time limit, which is
 // how a quadratic peer is stopped). `workerData` names it:
-//   {task: "speed", side, kind: "plumbed" | "raw", dialect, size, reps, pace?, peerEntry?}
+//   {task: "speed", side, kind: "plumbed" | "raw", dialect, size, reps, warmKiB, pace?, peerEntry?}
 //   {task: "losses", side, kind, dialect, seeds, peerEntry?}
 // and the result is posted back as one object (a speed measurement posts
 // `{started: true}` first, when the timed runs begin).
@@ -29,8 +29,19 @@ function closerPart(parts, text) {
 async function speed() {
   const input = oneCall(job.dialect, job.size);
   const parts = grid(input.text, 4);
-  // Warm-up: the JIT (and, for ours, the WebAssembly tiers) on a small input.
-  await run(job.side, job.dialect, grid(oneCall(job.dialect, 4096).text, 4));
+  // Warm-up: the JIT tiers of the streams, of the glue and of the
+  // WebAssembly. The same input again until `job.warmKiB` KiB have gone
+  // through (so a small input gets as warm as a large one), or for the peer,
+  // the slow side, a 4 KiB call four times. (No forced collection between
+  // runs: a full collection ages compiled code, and the next run pays to
+  // compile it again.)
+  if (job.side === "peer") {
+    const small = grid(oneCall(job.dialect, 4096).text, 4);
+    for (let i = 0; i < 4; i++) await run(job.side, job.dialect, small);
+  } else {
+    const times = Math.max(1, Math.ceil(job.warmKiB / (job.size / 1024)));
+    for (let i = 0; i < times; i++) await run(job.side, job.dialect, parts);
+  }
   let best = null;
   parentPort.postMessage({ started: true });
   for (let r = 0; r < job.reps; r++) {
@@ -43,7 +54,7 @@ async function speed() {
       best = {
         cpu,
         wall,
-        right: same(out.calls, input.calls),
+        right: job.side === "identity" ? null : same(out.calls, input.calls),
         deltas: out.deltas,
         firstDelta: out.firstDelta,
         closerPart: closerPart(parts, input.text),
