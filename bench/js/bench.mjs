@@ -84,15 +84,12 @@ function measure(job, limit = limitS) {
 
 const log = (...a) => console.error("  js bench:", ...a);
 
-/**
- * The speed of one side at every size, smallest first. Past a size where
- * it was stopped, only the sizes in `extra.always` run.
- */
+/** The speed of one side at every size, smallest first, up to a size where it was stopped. */
 async function series(side, kind, dialect, peer, extra = {}) {
   const out = new Map();
   let stoppedAt = null;
   for (const size of extra.sizes ?? sizes) {
-    if (stoppedAt !== null && !(extra.always ?? []).includes(size)) {
+    if (stoppedAt !== null) {
       out.set(size, { notRun: stoppedAt, stopCpu: out.get(stoppedAt).stopCpu });
       continue;
     }
@@ -110,20 +107,21 @@ async function series(side, kind, dialect, peer, extra = {}) {
     const r = await measure(job, side === "peer" ? limitS : oursLimitS);
     log(side, peer?.version ?? "", kind, dialect, `${size} KiB`, r.stopped ? "stopped" : `${r.result.cpu.toFixed(0)} ms CPU`);
     if (r.stopped) {
-      stoppedAt ??= size;
+      stoppedAt = size;
       out.set(size, { stopped: true, stopCpu: r.cpu });
     } else out.set(size, r.result);
   }
   return out;
 }
 
+const secs = (ms) => `${(ms / 1000).toFixed(1)} s`;
 const fmt = (ms) => (ms >= 10000 ? `${(ms / 1000).toFixed(1)} s` : ms >= 100 ? `${ms.toFixed(0)} ms` : `${ms.toFixed(1)} ms`);
 
 /** A table cell: the CPU time and the time per KiB, or why there is none. */
 function cell(r, size) {
   if (!r) return "—";
-  if (r.stopped) return `> ${fmt(r.stopCpu)}, stopped`;
-  if (r.notRun) return `> ${fmt(r.stopCpu)} (not run: stopped at ${r.notRun} KiB)`;
+  if (r.stopped) return `> ${secs(r.stopCpu)}, stopped`;
+  if (r.notRun) return `> ${secs(r.stopCpu)} (not run: stopped at ${r.notRun} KiB)`;
   const mark = r.right === false ? " (call wrong)" : "";
   return `${fmt(r.cpu)} (${(r.cpu / size).toFixed(2)} ms/KiB)${mark}`;
 }
@@ -180,7 +178,7 @@ const rawOurs = new Map();
 const rawPeer = new Map();
 for (const dialect of dialects) {
   rawOurs.set(dialect, await series("ours", "raw", dialect));
-  for (const p of peers) rawPeer.set(`${p.version}/${dialect}`, await series("peer", "raw", dialect, p, { always: quick ? [] : [512] }));
+  for (const p of peers) rawPeer.set(`${p.version}/${dialect}`, await series("peer", "raw", dialect, p));
 }
 say("### The parser alone");
 say();
@@ -331,10 +329,11 @@ for (const p of peers) {
     } else if (r.cpu !== undefined) {
       parts.push(`${d} ${fmt(o.cpu)} against ${fmt(r.cpu)}, ${(r.cpu / o.cpu).toFixed(0)}x`);
       if (r.cpu / o.cpu < 10) met = false;
-    } else if (r.stopped) {
-      // A lower bound: the CPU time it had spent when it was stopped.
+    } else if (r.stopCpu !== undefined) {
+      // A lower bound: the CPU time it had spent when it was stopped (at
+      // this size, or a smaller one whose input is this one's first part).
       const bound = r.stopCpu / o.cpu;
-      parts.push(`${d} ${fmt(o.cpu)} against more than ${fmt(r.stopCpu)} (stopped), > ${bound.toFixed(0)}x`);
+      parts.push(`${d} ${fmt(o.cpu)} against more than ${secs(r.stopCpu)} (stopped), > ${bound.toFixed(0)}x`);
       if (bound < 10 && met) met = null;
     } else {
       parts.push(`${d}: the peer not run`);
