@@ -52,9 +52,10 @@ const stop = { v2: "stop", v3: { unified: "stop", raw: "stop" } };
  * parts first, such as a provider's reasoning or native call), and
  * generates their text as one text part.
  */
-function mockModel(sdk, chunks, before = []) {
+function mockModel(sdk, chunks, before = [], modelId = undefined) {
   const text = chunks.join("");
   return new sdk.Mock({
+    modelId,
     doStream: async () => ({
       stream: new ReadableStream({
         start(controller) {
@@ -327,6 +328,23 @@ test("an invalid action is text; a call that went out and then failed is an inva
       assert.deepEqual([got.text, got.calls, got.invalid, got.finishReason], ["Try:  end.", [], ["f"], "stop"], `${sdk.name} ${how}`);
       got = await run(cutOff);
       assert.deepEqual([got.text, got.calls, got.invalid, got.finishReason], ["Go ", [], ["f"], "stop"], `${sdk.name} ${how}`);
+    }
+  }
+});
+
+test("with no dialect in the options, the wrapped model's id chooses it by family", { skip: missing }, async () => {
+  const coder = "Sure.\n<tool_call>\n<function=get_weather>\n<parameter=city>\nParis\n</parameter>\n</function>\n</tool_call>";
+  for (const sdk of SDKS) {
+    for (const [modelId, calls] of [
+      ["Qwen/Qwen3-Coder-30B-A3B-Instruct", [{ toolName: "get_weather", input: { city: "Paris" } }]],
+      // Qwen3 writes hermes: this text is no call of it.
+      ["Qwen/Qwen3-8B", []],
+      // An id of no family: the default dialects (fences and call tags).
+      ["mock-model-id", []],
+    ]) {
+      const model = sdk.ai.wrapLanguageModel({ model: mockModel(sdk, grid(coder, 6), [], modelId), middleware: actionstreamMiddleware() });
+      const result = sdk.ai.streamText({ model, prompt: "p", tools: sdkTools(sdk, ["get_weather"]) });
+      assert.deepEqual((await reported(result)).calls, calls, `${sdk.name} ${modelId}`);
     }
   }
 });
