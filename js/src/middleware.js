@@ -215,7 +215,13 @@ export function actionstreamMiddleware(options = {}) {
     async wrapStream({ doStream, params, model }) {
       const version = model?.specificationVersion === "v3" ? "v3" : "v2";
       const parser = new Parser(requestOptions(settings, params, model));
-      const result = await doStream();
+      let result;
+      try {
+        result = await doStream();
+      } catch (e) {
+        parser.free();
+        throw e;
+      }
       let parts;
       let finished = false;
       const end = () => {
@@ -259,6 +265,14 @@ export function actionstreamMiddleware(options = {}) {
           flush() {
             end();
           },
+          // A reader that stops early (where the runtime tells the
+          // transformer so): the parser's memory is freed all the same.
+          cancel() {
+            if (!finished) {
+              finished = true;
+              parser.free();
+            }
+          },
         }),
       );
       return { ...result, stream };
@@ -267,7 +281,13 @@ export function actionstreamMiddleware(options = {}) {
     async wrapGenerate({ doGenerate, params, model }) {
       const version = model?.specificationVersion === "v3" ? "v3" : "v2";
       const parser = new Parser(requestOptions(settings, params, model));
-      const result = await doGenerate();
+      let result;
+      try {
+        result = await doGenerate();
+      } catch (e) {
+        parser.free();
+        throw e;
+      }
       const content = [];
       const parts = new Parts((part) => {
         const last = content[content.length - 1];

@@ -243,6 +243,58 @@ async function modelParts(sdk, options, chunks, before = []) {
   return parts;
 }
 
+/**
+ * Parts merged as section 12 says: ids without the response's own base,
+ * adjacent deltas of one part joined, a text or reasoning part that ends
+ * where another of its kind begins joined to it.
+ */
+function mergeParts(parts) {
+  const out = [];
+  for (const raw of parts) {
+    const p = { ...raw };
+    for (const key of ["id", "toolCallId"]) if (typeof p[key] === "string") p[key] = p[key].replace(/^as[0-9a-z]+-/, "");
+    const last = out[out.length - 1];
+    if (last && p.type.endsWith("-delta") && last.type === p.type && last.id === p.id) {
+      out[out.length - 1] = { ...last, delta: last.delta + p.delta };
+      continue;
+    }
+    if (last && /^(text|reasoning)-start$/.test(p.type) && last.type === p.type.replace("start", "end")) {
+      out.pop();
+      continue;
+    }
+    out.push(p);
+  }
+  // Part ids count the parts; joined parts renumber them.
+  const ids = new Map();
+  return out.map((p) => {
+    if (!/^(text|reasoning)-/.test(p.type)) return p;
+    if (!ids.has(p.id)) ids.set(p.id, `${p.type.split("-")[0]}-${ids.size}`);
+    return { ...p, id: ids.get(p.id) };
+  });
+}
+
+test("the middleware's parts, merged, are the same at every chunking", { skip: missing }, async () => {
+  for (const c of cases()) {
+    const text = read(c.file).toString("utf8");
+    const options = c.dialect ? { dialects: [c.dialect] } : {};
+    const chunkings = [["random pieces", random(text, 9, 11)]];
+    // One unit at a time for one response per dialect (a wasm call per
+    // unit); chunking.test.mjs pushes every response so to the parser.
+    if (c.file.includes(join("examples", "responses"))) chunkings.push(["1-unit grid", grid(text, 1)]);
+    for (let at = 1; at < text.length; at += Math.floor(text.length / 6) + 1) chunkings.push([`split at ${at}`, cut(text, [at])]);
+    for (let i = 0; i < text.length; i++) {
+      const u = text.charCodeAt(i);
+      if (u >= 0xd800 && u <= 0xdbff) chunkings.push([`inside the surrogate pair at ${i}`, cut(text, [i + 1])]);
+    }
+    for (const sdk of SDKS) {
+      const whole = mergeParts(await modelParts(sdk, options, [text]));
+      for (const [how, chunks] of chunkings) {
+        assert.deepEqual(mergeParts(await modelParts(sdk, options, chunks)), whole, `${sdk.name}, ${c.file}: ${how}`);
+      }
+    }
+  }
+});
+
 test("argument deltas go out in pieces of at least 1 KiB, each as soon as it has them", { skip: missing }, async () => {
   const long = "x".repeat(5000);
   const text = `<tool_call>{"name": "f", "arguments": {"s": "${long}"}}</tool_call>`;
