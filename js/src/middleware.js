@@ -245,6 +245,11 @@ export function actionstreamMiddleware(options = {}) {
             parts = new Parts((part) => controller.enqueue(part));
           },
           transform(part, controller) {
+            if (finished) {
+              // Past the model's `finish` (no model sends more): as it is.
+              controller.enqueue(part);
+              return;
+            }
             switch (part?.type) {
               case "text-start":
               case "text-end":
