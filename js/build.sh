@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
 # Builds the npm package's WebAssembly core: the crate in js/crate for
 # wasm32-unknown-unknown (release, its own target directory js/target), then
-# wasm-bindgen's glue (`--target web`) into js/pkg, then wasm-opt -Oz where
-# it is installed. Needs: `rustup target add wasm32-unknown-unknown` and
-# `cargo install wasm-bindgen-cli --version <the version js/crate pins>`.
+# wasm-bindgen's glue (`--target web`) into js/pkg, then wasm-opt -Oz: npm's
+# `binaryen` (a js/ devDependency, pinned in js/package-lock.json: `npm ci`
+# in js/ installs it), else one on the PATH, else none (the .wasm is then
+# larger, not different). Needs: `rustup target add wasm32-unknown-unknown`
+# and `cargo install wasm-bindgen-cli --version <the version js/crate pins>`.
 set -euo pipefail
 cd "$(dirname "$0")"
 
@@ -20,9 +22,17 @@ cargo build --release --target wasm32-unknown-unknown \
 rm -rf pkg
 wasm-bindgen --target web --out-dir pkg --out-name actionstream_wasm \
   target/wasm32-unknown-unknown/release/actionstream_wasm.wasm
-if command -v wasm-opt >/dev/null 2>&1; then
-  wasm-opt -Oz --enable-bulk-memory --enable-nontrapping-float-to-int \
-    pkg/actionstream_wasm_bg.wasm -o pkg/actionstream_wasm_bg.wasm
-fi
 wasm=pkg/actionstream_wasm_bg.wasm
-echo "$wasm: $(wc -c <"$wasm") bytes, $(gzip -9c "$wasm" | wc -c) gzipped"
+echo "$wasm: $(wc -c <"$wasm") bytes, $(gzip -9c "$wasm" | wc -c) gzipped (before wasm-opt)"
+wasm_opt=node_modules/.bin/wasm-opt
+[ -x "$wasm_opt" ] || wasm_opt=$(command -v wasm-opt || true)
+if [ -n "$wasm_opt" ]; then
+  # The features rustc's wasm32-unknown-unknown target enables by default.
+  "$wasm_opt" -Oz --strip-debug --strip-producers \
+    --enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext \
+    --enable-mutable-globals --enable-reference-types --enable-multivalue \
+    "$wasm" -o "$wasm"
+  echo "$wasm: $(wc -c <"$wasm") bytes, $(gzip -9c "$wasm" | wc -c) gzipped ($("$wasm_opt" --version))"
+else
+  echo "no wasm-opt (cd js && npm ci installs binaryen's): the .wasm is not optimised further" >&2
+fi

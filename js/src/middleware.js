@@ -37,20 +37,23 @@ function idBase() {
  * the dialect of the model id's family when the options name neither
  * dialects nor a model (the default dialects when the id names no family).
  */
-function requestOptions(options, params, model) {
+function requestOptions(options, params, model, families) {
   const out = { ...options, argumentDeltas: true };
   if (out.tools == null && Array.isArray(params?.tools)) {
     const functions = params.tools.filter((t) => t && t.type === "function");
     if (functions.length > 0) out.tools = functions;
   }
-  if (out.dialects == null && out.model == null && typeof model?.modelId === "string") {
-    const byFamily = { ...out, model: model.modelId };
-    try {
-      new Parser(byFamily).free();
-      return byFamily;
-    } catch {
-      return out;
+  const id = model?.modelId;
+  if (out.dialects == null && out.model == null && typeof id === "string") {
+    if (!families.has(id)) {
+      try {
+        new Parser({ model: id }).free();
+        families.set(id, true);
+      } catch {
+        families.set(id, false);
+      }
     }
+    if (families.get(id)) out.model = id;
   }
   return out;
 }
@@ -207,6 +210,8 @@ export function actionstreamMiddleware(options = {}) {
   const settings = { ...(options ?? {}) };
   // Refused now, not at the first request.
   new Parser({ ...settings, argumentDeltas: true }).free();
+  /** Model id → whether it names a family (its dialects). */
+  const families = new Map();
 
   return {
     specificationVersion: "v3",
@@ -214,8 +219,14 @@ export function actionstreamMiddleware(options = {}) {
 
     async wrapStream({ doStream, params, model }) {
       const version = model?.specificationVersion === "v3" ? "v3" : "v2";
-      const parser = new Parser(requestOptions(settings, params, model));
-      const result = await doStream();
+      const parser = new Parser(requestOptions(settings, params, model, families));
+      let result;
+      try {
+        result = await doStream();
+      } catch (e) {
+        parser.free();
+        throw e;
+      }
       let parts;
       let finished = false;
       const end = () => {
@@ -234,6 +245,11 @@ export function actionstreamMiddleware(options = {}) {
             parts = new Parts((part) => controller.enqueue(part));
           },
           transform(part, controller) {
+            if (finished) {
+              // Past the model's `finish` (no model sends more): as it is.
+              controller.enqueue(part);
+              return;
+            }
             switch (part?.type) {
               case "text-start":
               case "text-end":
@@ -259,6 +275,14 @@ export function actionstreamMiddleware(options = {}) {
           flush() {
             end();
           },
+          // A reader that stops early (where the runtime tells the
+          // transformer so): the parser's memory is freed all the same.
+          cancel() {
+            if (!finished) {
+              finished = true;
+              parser.free();
+            }
+          },
         }),
       );
       return { ...result, stream };
@@ -266,8 +290,14 @@ export function actionstreamMiddleware(options = {}) {
 
     async wrapGenerate({ doGenerate, params, model }) {
       const version = model?.specificationVersion === "v3" ? "v3" : "v2";
-      const parser = new Parser(requestOptions(settings, params, model));
-      const result = await doGenerate();
+      const parser = new Parser(requestOptions(settings, params, model, families));
+      let result;
+      try {
+        result = await doGenerate();
+      } catch (e) {
+        parser.free();
+        throw e;
+      }
       const content = [];
       const parts = new Parts((part) => {
         const last = content[content.length - 1];

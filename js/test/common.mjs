@@ -116,3 +116,13 @@ export function random(s, seed, max) {
 export function read(file) {
   return readFileSync(file);
 }
+
+/**
+ * A test that needs an external client (an npm package, a browser) skips
+ * with `reason` when it is missing, and fails instead when
+ * ACTIONSTREAM_REQUIRE_CLIENTS=1 (as in CI).
+ */
+export function requireClients(reason) {
+  if (process.env.ACTIONSTREAM_REQUIRE_CLIENTS === "1") throw new Error(`${reason} (ACTIONSTREAM_REQUIRE_CLIENTS=1)`);
+  return reason;
+}
