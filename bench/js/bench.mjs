@@ -135,7 +135,9 @@ say(
   `\`bench/sections/70-javascript.sh\`: Node ${process.version}, \`ai\` ${aiVersion}, ` +
     `\`@ai-sdk-tool/parser\` ${peers.map((p) => p.version).join(" and ")} (its hermes and qwen3_coder protocols)` +
     (process.env.PEER_NEWEST_NOTE ? `; ${process.env.PEER_NEWEST_NOTE}` : "") +
-    ", against the package in `js/` (built by `js/build.sh`). " +
+    ", against the package in `js/` (built by `js/build.sh`" +
+    (process.env.JS_MODULE_NOTE ? `; its module, js/${process.env.JS_MODULE_NOTE}` : "") +
+    "). " +
     "The input is one call to `write_file` whose `content` argument is 16 to 512 KiB of prose, with a sentence before and after, " +
     "in parts of 4 UTF-16 code units. " +
     `Each figure is the CPU time of the process (\`process.cpuUsage()\`, user + system), the best of ${reps} run(s) after a warm-up ` +

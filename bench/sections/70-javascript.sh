@@ -27,7 +27,12 @@ case "$(node --version)" in
 esac
 
 echo "== js/build.sh" >&2
-js/build.sh >&2 || left_out "\`js/build.sh\` failed (it needs the wasm32-unknown-unknown target and wasm-bindgen-cli; see docs/javascript.md)."
+built=$(js/build.sh) || left_out "\`js/build.sh\` failed (it needs the wasm32-unknown-unknown target and wasm-bindgen-cli; see docs/javascript.md)."
+echo "$built" >&2
+# Its last line: the module's size, and whether wasm-opt ran (js/'s own
+# npm packages bring it; this section does not install them).
+JS_MODULE_NOTE=$(echo "$built" | tail -n 1)
+export JS_MODULE_NOTE
 
 # The pinned packages, installed again only when the lock file changed.
 lock=$(sha256sum bench/js/package-lock.json | cut -d' ' -f1)
