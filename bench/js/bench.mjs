@@ -22,7 +22,7 @@ const sizes = [16, 64, 128, 512];
 const dialects = ["hermes", "qwen3_coder"];
 const reps = quick ? 1 : 3;
 /** The peer's limit for one measurement, in seconds of wall time. */
-const limitS = quick ? 5 : 15;
+const limitS = quick ? 5 : 10;
 /** Ours and the identity are linear: a limit only against a hang. */
 const oursLimitS = 300;
 const warmKiB = quick ? 128 : 256;

@@ -8,7 +8,7 @@
 # asks the registry for the peer's newest published version: when it is not
 # the pinned one, installs it into bench/js/newest (gitignored) and measures
 # it beside. PEER_NEWEST=<version> names another version instead. QUICK=1:
-# one run a figure, 50 seeds, the peer stopped after 5 s (15 s otherwise).
+# one run a figure, 50 seeds, the peer stopped after 5 s of CPU time (10 s otherwise).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
