@@ -26,6 +26,8 @@ const limitS = quick ? 5 : 10;
 /** Ours and the identity are linear: a limit only against a hang. */
 const oursLimitS = 300;
 const warmKiB = quick ? 128 : 256;
+/** Ours and the identity: a smaller call is timed over runs that make this many KiB. */
+const batchKiB = quick ? 128 : 256;
 const seeds = quick ? 50 : 200;
 const paceKiB = quick ? 16 : 64;
 const pace = { parts: 100, ms: 10 };
@@ -101,6 +103,7 @@ async function series(side, kind, dialect, peer, extra = {}) {
       size: size * 1024,
       reps: side === "peer" ? 1 : (extra.reps ?? reps),
       warmKiB,
+      batchKiB,
       pace: extra.pace,
       peerEntry: peer?.entry ?? null,
     };
@@ -140,8 +143,8 @@ say(
     "). " +
     "The input is one call to `write_file` whose `content` argument is 16 to 512 KiB of prose, with a sentence before and after, " +
     "in parts of 4 UTF-16 code units. " +
-    `Each figure is the CPU time of the process (\`process.cpuUsage()\`, user + system), the best of ${reps} run(s) after a warm-up ` +
-    `(the peer: one run after a small warm-up), each side in a worker thread of its own. The peer is stopped once it has spent ${limitS} s of CPU time on a run ` +
+    `Each figure is the CPU time of the process (\`process.cpuUsage()\`, user + system), per run, the best of ${reps} after a warm-up, ` +
+    `a smaller call timed over as many runs as make ${batchKiB} KiB (the peer: one run after a small warm-up), each side in a worker thread of its own. The peer is stopped once it has spent ${limitS} s of CPU time on a run ` +
     `(or ${3 * limitS} s of wall time): "> t, stopped" gives the time it had spent by then, and a larger argument is then not run ` +
     "(its first part is the same input).",
 );

@@ -1,7 +1,7 @@
 // One measurement of the JavaScript bench, in a worker thread of its own
 // (bench.mjs ends the worker when it runs past its time limit, which is
 // how a quadratic peer is stopped). `workerData` names it:
-//   {task: "speed", side, kind: "plumbed" | "raw", dialect, size, reps, warmKiB, pace?, peerEntry?}
+//   {task: "speed", side, kind: "plumbed" | "raw", dialect, size, reps, warmKiB, batchKiB, pace?, peerEntry?}
 //   {task: "losses", side, kind, dialect, seeds, peerEntry?}
 // and the result is posted back as one object (a speed measurement posts
 // `{started: true}` first, when the timed runs begin).
@@ -42,14 +42,19 @@ async function speed() {
     const times = Math.max(1, Math.ceil(job.warmKiB / (job.size / 1024)));
     for (let i = 0; i < times; i++) await run(job.side, job.dialect, parts);
   }
+  // A small call is timed over as many runs as make `job.batchKiB` KiB,
+  // so that every size's figure covers the same work (a busy spell or a
+  // collection weighs on each alike); the figure is per run.
+  const batch = job.side === "peer" || job.pace ? 1 : Math.max(1, Math.round(job.batchKiB / (job.size / 1024)));
   let best = null;
   parentPort.postMessage({ started: true });
   for (let r = 0; r < job.reps; r++) {
     const cpu0 = process.cpuUsage();
     const t0 = performance.now();
-    const out = await run(job.side, job.dialect, parts, job.pace);
-    const wall = performance.now() - t0;
-    const cpu = cpuMs(process.cpuUsage(cpu0));
+    let out;
+    for (let b = 0; b < batch; b++) out = await run(job.side, job.dialect, parts, job.pace);
+    const wall = (performance.now() - t0) / batch;
+    const cpu = cpuMs(process.cpuUsage(cpu0)) / batch;
     if (best === null || cpu < best.cpu) {
       best = {
         cpu,
