@@ -96,5 +96,10 @@ export interface ActionstreamMiddleware {
  * comes out as `text-*`, `reasoning-*`, `tool-input-*` and `tool-call`
  * parts (`finishReason` `tool-calls` when a call completed). Bad options
  * throw here, with the CLI's message. In a browser, `await init()` first.
+ *
+ * ```ts
+ * const middleware = actionstreamMiddleware({ dialects: ["qwen3_coder"] });
+ * actionstreamMiddleware({ dialects: ["qwen"] }); // throws: unknown dialect `qwen` …
+ * ```
  */
 export function actionstreamMiddleware(options?: ActionstreamMiddlewareOptions): ActionstreamMiddleware;

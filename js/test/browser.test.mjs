@@ -17,14 +17,11 @@ import { cliEvents, cliExists, merge, requireClients, root } from "./common.mjs"
 const chromiumPath = process.env.CHROMIUM || "/usr/bin/chromium";
 const js = join(root, "js");
 
-let chromium = null;
-let why = false;
-try {
-  ({ chromium } = await import("playwright-core"));
-  if (!existsSync(chromiumPath)) why = requireClients(`no Chromium at ${chromiumPath} (apt-get install chromium)`);
-} catch {
-  why = requireClients("playwright-core is not installed (cd js && npm ci)");
-}
+const chromium = await import("playwright-core").then((m) => m.chromium, () => null);
+const why =
+  chromium === null
+    ? requireClients("playwright-core is not installed (cd js && npm ci)")
+    : !existsSync(chromiumPath) && requireClients(`no Chromium at ${chromiumPath} (apt-get install chromium)`);
 
 const CASES = [
   { file: join(root, "examples", "responses", "release_plan.md"), dialect: null },
