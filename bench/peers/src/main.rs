@@ -31,8 +31,9 @@
 //!    whole-text `parse_complete`), against those found when the text is
 //!    split in two at every byte offset (ours: raw bytes, so a split may cut
 //!    a UTF-8 character or a marker; the peer: every character boundary, as
-//!    it takes `&str`), in 4-byte chunks and in 1-byte chunks (the peer: one
-//!    character at a time).
+//!    it takes `&str`), in 4-byte and 7-byte chunks (ours raw bytes; the
+//!    peer's cut at the next character boundary) and in 1-byte chunks (the
+//!    peer: one character at a time).
 
 use std::time::{Duration, Instant};
 
@@ -44,8 +45,12 @@ use tool_parser::types::ToolCallItem;
 use tool_parser::ParserFactory;
 
 /// Each of our dialects the peer has a parser for, with the peer's name for
-/// that parser (as its `ParserFactory` registers it).
-const PAIRS: [(&str, &str); 12] = [
+/// that parser (as its `ParserFactory` registers it): the first 17's, then
+/// section 7b's. 1.10.0 is the newest `tool-parser` published; of section
+/// 7b it reads DeepSeek V4.1, Kimi K3, MiniMax M3, Gemma 4, Inkling, HY v4
+/// (`hunyuan` without `<tool_sep>`, the suffix learned from the opener) and
+/// Step-3, and its generic `json` parser reads xLAM's bare leading array.
+const PAIRS: [(&str, &str); 20] = [
     ("hermes", "qwen"),
     ("qwen3_coder", "qwen_xml"),
     ("glm", "glm45_moe"),
@@ -58,6 +63,14 @@ const PAIRS: [(&str, &str); 12] = [
     ("deepseek_v32", "deepseek32"),
     ("kimi_k2", "kimik2"),
     ("cohere", "cohere"),
+    ("deepseek_v41", "deepseek_v41"),
+    ("kimi_k3", "kimi_k3"),
+    ("minimax_m3", "minimax_m3"),
+    ("gemma4", "gemma4"),
+    ("inkling", "inkling"),
+    ("hunyuan", "hy_v4"),
+    ("step3", "step3"),
+    ("xlam", "json"),
 ];
 
 /// A call as found: its name and its arguments. An invalid call of ours,
@@ -535,6 +548,8 @@ struct Outcome {
     peer_splits: (usize, usize),
     ours_4: bool,
     peer_4: bool,
+    ours_7: bool,
+    peer_7: bool,
     ours_1: bool,
     peer_1: bool,
     /// Ours: the split offsets whose calls differ from the whole input's.
@@ -633,6 +648,8 @@ fn run_input(
         }
     }
     let ours_4 = ours_calls(&template, bytes.chunks(4)) == ours_whole;
+    let ours_7 = ours_calls(&template, bytes.chunks(7)) == ours_whole;
+    let peer_7 = peer.calls(theirs, &tools, &str_chunks(text, 7)) == peer_whole;
     let ours_1 = ours_calls(&template, bytes.chunks(1)) == ours_whole;
     let peer_4 = peer.calls(theirs, &tools, &str_chunks(text, 4)) == peer_whole;
     let peer_1 = peer.calls(theirs, &tools, &str_chunks(text, 1)) == peer_whole;
@@ -647,6 +664,8 @@ fn run_input(
         expected,
         ours_4,
         peer_4,
+        ours_7,
+        peer_7,
         ours_1,
         peer_1,
         ours_bad,
@@ -732,13 +751,13 @@ fn splits(peer: &Peer) {
     }
 
     println!("### Correctness at splits: each dialect's example response (`examples/responses/dialects/`)\n");
-    println!("The whole-input calls: ours from the text pushed in one piece; the peer's from its whole-text parse (`parse_complete`). \"One chunk\": the peer's streaming parser given the whole text in one `parse_incremental` call finds those calls. Two-piece splits: ours at every byte offset (a split may cut a UTF-8 character or a marker), the peer at every character boundary (it takes `&str`); a split counts when it gives exactly the whole-input calls (names and arguments as JSON). The peer's 4-byte chunks are cut at the next character boundary; its 1-byte chunks are one character each.\n");
-    println!("| dialect (peer parser) | bytes | calls whole: ours | peer | same calls | peer, one chunk | splits giving the whole-input calls: ours | peer | 4-byte chunks: ours | peer | 1-byte chunks: ours | peer |");
-    println!("|---|---:|---:|---:|---|---|---:|---:|---|---|---|---|");
+    println!("The whole-input calls: ours from the text pushed in one piece; the peer's from its whole-text parse (`parse_complete`). \"One chunk\": the peer's streaming parser given the whole text in one `parse_incremental` call finds those calls. Two-piece splits: ours at every byte offset (a split may cut a UTF-8 character or a marker), the peer at every character boundary (it takes `&str`); a split counts when it gives exactly the whole-input calls (names and arguments as JSON). Ours takes 4- and 7-byte chunks as raw bytes; the peer's are cut at the next character boundary; its 1-byte chunks are one character each.\n");
+    println!("| dialect (peer parser) | bytes | calls whole: ours | peer | same calls | peer, one chunk | splits giving the whole-input calls: ours | peer | 4-byte chunks: ours | peer | 7-byte chunks: ours | peer | 1-byte chunks: ours | peer |");
+    println!("|---|---:|---:|---:|---|---|---:|---:|---|---|---|---|---|---|");
     for (ours, theirs, outcomes) in &all {
         let o = &outcomes[0];
         println!(
-            "| `{ours}` (`{theirs}`) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| `{ours}` (`{theirs}`) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             o.bytes,
             o.ours_whole.len(),
             o.peer_whole.len(),
@@ -748,6 +767,8 @@ fn splits(peer: &Peer) {
             frac(o.peer_splits),
             yes(o.ours_4),
             yes(o.peer_4),
+            yes(o.ours_7),
+            yes(o.peer_7),
             yes(o.ours_1),
             yes(o.peer_1),
         );
@@ -755,8 +776,8 @@ fn splits(peer: &Peer) {
 
     println!("\n### Correctness at splits: the peers' test inputs (`tests/data/dialects/`), summed per dialect\n");
     println!("\"Whole = test's calls\": the inputs whose whole-input calls are the ones the peer project's test asserts (`.expected.json`; no schemas are given here, so a test that converts values by a schema may differ). The other columns as above, counted over the inputs.\n");
-    println!("| dialect (peer parser) | inputs | whole = test's calls: ours | peer | peer, one chunk | splits giving the whole-input calls: ours | peer | 4-byte chunks: ours | peer | 1-byte chunks: ours | peer |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| dialect (peer parser) | inputs | whole = test's calls: ours | peer | peer, one chunk | splits giving the whole-input calls: ours | peer | 4-byte chunks: ours | peer | 7-byte chunks: ours | peer | 1-byte chunks: ours | peer |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (ours, theirs, outcomes) in &all {
         let tests = &outcomes[1..];
         let n = tests.len();
@@ -769,7 +790,7 @@ fn splits(peer: &Peer) {
         };
         let of = |k: usize| frac((k, n));
         println!(
-            "| `{ours}` (`{theirs}`) | {n} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| `{ours}` (`{theirs}`) | {n} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             of(count(&|o| o.expected.as_ref() == Some(&o.ours_whole))),
             of(count(&|o| o.expected.as_ref() == Some(&o.peer_whole))),
             of(count(&|o| o.peer_one)),
@@ -777,6 +798,8 @@ fn splits(peer: &Peer) {
             frac(sum(&|o| o.peer_splits)),
             of(count(&|o| o.ours_4)),
             of(count(&|o| o.peer_4)),
+            of(count(&|o| o.ours_7)),
+            of(count(&|o| o.peer_7)),
             of(count(&|o| o.ours_1)),
             of(count(&|o| o.peer_1)),
         );
@@ -826,11 +849,13 @@ fn splits(peer: &Peer) {
                     show_calls(got)
                 ));
             }
-            if !o.ours_4 || !o.ours_1 || !o.peer_4 || !o.peer_1 {
+            if !o.ours_4 || !o.ours_7 || !o.ours_1 || !o.peer_4 || !o.peer_7 || !o.peer_1 {
                 lines.push(format!(
-                    "4-byte chunks: ours {}, peer {}; 1-byte chunks: ours {}, peer {}",
+                    "4-byte chunks: ours {}, peer {}; 7-byte chunks: ours {}, peer {}; 1-byte chunks: ours {}, peer {}",
                     yes(o.ours_4),
                     yes(o.peer_4),
+                    yes(o.ours_7),
+                    yes(o.peer_7),
                     yes(o.ours_1),
                     yes(o.peer_1)
                 ));
