@@ -99,13 +99,15 @@ fn main() {
         speed(&peer, only.as_deref());
     }
     if which.is_empty() || which == "splits" {
-        splits(&peer);
+        splits();
     }
 }
 
 // ---------------------------------------------------------------------------
 // Timing and the long argument (shared with examples/bench_report.rs)
 
+// Shared with bench_report, which uses all of it; the peer bench a part.
+#[allow(dead_code)]
 #[path = "../../../benches/support/report.rs"]
 mod report;
 use report::{dialect_parser, fastest_of_each, file_body, long_call, mbps};
@@ -349,7 +351,6 @@ fn token_chunks(text: &str, size: usize) -> Vec<&str> {
 
 // ---------------------------------------------------------------------------
 // 1. Speed
-
 
 /// Whether `calls` is the one expected call; if not, what came instead.
 fn check_long(calls: &[Call], body: &str) -> String {
@@ -602,6 +603,17 @@ fn inputs(dialect: &str) -> Vec<(String, String, Option<Vec<Call>>)> {
     out
 }
 
+/// Every offset is a two-piece split; in quick mode (`QUICK=1`, as
+/// `bench/sections/30-peers.sh --quick` runs) every third, to keep the
+/// section within its time.
+fn split_stride() -> usize {
+    if std::env::var("QUICK").is_ok_and(|q| q == "1") {
+        3
+    } else {
+        1
+    }
+}
+
 fn run_input(
     peer: &Peer,
     ours: &str,
@@ -626,7 +638,10 @@ fn run_input(
 
     let mut ours_bad = Vec::new();
     let mut ours_first_bad = None;
-    for k in 1..bytes.len() {
+    let stride = split_stride();
+    let mut tried = 0;
+    for k in (1..bytes.len()).step_by(stride) {
+        tried += 1;
         let got = ours_calls(&template, [&bytes[..k], &bytes[k..]]);
         if got != ours_whole {
             ours_bad.push(k);
@@ -636,7 +651,7 @@ fn run_input(
     let mut peer_bad = Vec::new();
     let mut peer_first_bad = None;
     let mut boundaries = 0;
-    for k in 1..text.len() {
+    for k in (1..text.len()).step_by(stride) {
         if !text.is_char_boundary(k) {
             continue;
         }
@@ -656,7 +671,7 @@ fn run_input(
     Outcome {
         label,
         bytes: bytes.len(),
-        ours_splits: (bytes.len() - 1 - ours_bad.len(), bytes.len() - 1),
+        ours_splits: (tried - ours_bad.len(), tried),
         peer_splits: (boundaries - peer_bad.len(), boundaries),
         ours_whole,
         peer_whole,
@@ -740,18 +755,46 @@ fn show_calls(calls: &[Call]) -> String {
     )
 }
 
-fn splits(peer: &Peer) {
-    let mut all: Vec<(&str, &str, Vec<Outcome>)> = Vec::new();
-    for (ours, theirs) in PAIRS {
-        let outcomes = inputs(ours)
-            .into_iter()
-            .map(|(label, text, expected)| run_input(peer, ours, theirs, label, &text, expected))
+fn splits() {
+    // The dialects are shared among the machine's cores, each thread with
+    // a peer of its own (its registry and runtime), in the order of PAIRS.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut all: Vec<(usize, &str, &str, Vec<Outcome>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let peer = Peer::new();
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&(ours, theirs)) = PAIRS.get(i) else {
+                            break done;
+                        };
+                        let outcomes = inputs(ours)
+                            .into_iter()
+                            .map(|(label, text, expected)| {
+                                run_input(&peer, ours, theirs, label, &text, expected)
+                            })
+                            .collect();
+                        done.push((i, ours, theirs, outcomes));
+                    }
+                })
+            })
             .collect();
-        all.push((ours, theirs, outcomes));
-    }
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a splits thread"))
+            .collect()
+    });
+    all.sort_by_key(|(i, ..)| *i);
+    let all: Vec<(&str, &str, Vec<Outcome>)> = all
+        .into_iter()
+        .map(|(_, ours, theirs, outcomes)| (ours, theirs, outcomes))
+        .collect();
 
     println!("### Correctness at splits: each dialect's example response (`examples/responses/dialects/`)\n");
-    println!("The whole-input calls: ours from the text pushed in one piece; the peer's from its whole-text parse (`parse_complete`). \"One chunk\": the peer's streaming parser given the whole text in one `parse_incremental` call finds those calls. Two-piece splits: ours at every byte offset (a split may cut a UTF-8 character or a marker), the peer at every character boundary (it takes `&str`); a split counts when it gives exactly the whole-input calls (names and arguments as JSON). Ours takes 4- and 7-byte chunks as raw bytes; the peer's are cut at the next character boundary; its 1-byte chunks are one character each.\n");
+    println!("The whole-input calls: ours from the text pushed in one piece; the peer's from its whole-text parse (`parse_complete`). \"One chunk\": the peer's streaming parser given the whole text in one `parse_incremental` call finds those calls. Two-piece splits: ours at every byte offset (a split may cut a UTF-8 character or a marker), the peer at every character boundary (it takes `&str`){}; a split counts when it gives exactly the whole-input calls (names and arguments as JSON). Ours takes 4- and 7-byte chunks as raw bytes; the peer's are cut at the next character boundary; its 1-byte chunks are one character each.\n", if split_stride() > 1 { " (quick mode: every third offset)" } else { "" });
     println!("| dialect (peer parser) | bytes | calls whole: ours | peer | same calls | peer, one chunk | splits giving the whole-input calls: ours | peer | 4-byte chunks: ours | peer | 7-byte chunks: ours | peer | 1-byte chunks: ours | peer |");
     println!("|---|---:|---:|---:|---|---|---:|---:|---|---|---|---|---|---|");
     for (ours, theirs, outcomes) in &all {
