@@ -428,6 +428,47 @@ fn speed(peer: &Peer, only: Option<&str>) {
             notes.push(format!("`{ours}` with argument deltas on: {deltas_right}"));
         }
 
+        // A peer whose cost grows with the square of the text takes
+        // minutes at 64 KB (DeepSeek V4.1's took 57 to 114 s): each peer
+        // is probed at 8 KB first, and one that needs more than 250 ms
+        // there (about 16 s at 64 KB, at the square) is not run at 64 KB;
+        // its row gives the 8 KB time.
+        let probe_body = file_body(SIZE / 8);
+        let probe = long_call(ours, &probe_body);
+        let t = Instant::now();
+        let got = peer.calls(theirs, &tools, &str_chunks(&probe, 4));
+        let probe_time = t.elapsed();
+        if probe_time > Duration::from_millis(250) {
+            let t = fastest_of_each(
+                7,
+                &mut [
+                    &mut || {
+                        std::hint::black_box(ours_calls(&plain, our_chunks.iter().copied()));
+                    },
+                    &mut || {
+                        std::hint::black_box(ours_calls(&deltas, our_chunks.iter().copied()));
+                    },
+                ],
+            );
+            println!(
+                "| `{ours}` (`{theirs}`) | {:.1} KB | {} | {:.1} | {} | {:.1} | not run: {} at 8 KB | {:.3} at 8 KB | 4 B | — | 7 (ours) | {} | at 8 KB: {} |",
+                text.len() as f64 / 1024.0,
+                ms(t[0]),
+                mbps(text.len(), t[0]),
+                ms(t[1]),
+                mbps(text.len(), t[1]),
+                ms(probe_time),
+                mbps(probe.len(), probe_time),
+                ours_right,
+                check_long(&got, &probe_body),
+            );
+            notes.push(format!(
+                "`{ours}`: the peer took {} for the call at 8 KB in 4-byte chunks, so its 64 KB run (about 64 times that, if its cost grows with the square of the text) is left out",
+                ms(probe_time)
+            ));
+            continue;
+        }
+
         let mut peer_chunks = str_chunks(&text, 4);
         let mut chunking = "4 B";
         let t = Instant::now();
