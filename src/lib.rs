@@ -43,6 +43,10 @@
 #![warn(rust_2018_idioms)]
 
 pub mod artifacts;
+// Test support as the oracle is (below): calls written in each dialect,
+// for the tests and the benches.
+#[cfg(feature = "testkit")]
+pub mod call_writer;
 pub mod chunking;
 mod config;
 mod config_error;

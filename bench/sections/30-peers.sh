@@ -2,7 +2,8 @@
 # Each model dialect against SGLang's Rust tool-call parser (the
 # `tool-parser` crate), from bench/peers (its own workspace, built only
 # here). Prints a Markdown section. QUICK=1: the correctness at splits only
-# (the speed section takes minutes, most of it the peer's slowest formats).
+# (the speed section takes minutes, most of it the peer's slowest formats),
+# two-piece splits at every third offset. The splits run on every core.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 echo "## Against SGLang's tool parsers"

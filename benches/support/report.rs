@@ -4,6 +4,7 @@
 
 use std::time::{Duration, Instant};
 
+use actionstream::call_writer::{call, calls_text};
 use actionstream::dialect::Dialect;
 use actionstream::{Config, Parser};
 
@@ -78,9 +79,25 @@ pub fn dialect_parser(name: &str, argument_deltas: bool) -> Parser {
     )
 }
 
+/// The dialect a long-call row of [`long_call`] is read with: a built-in
+/// tool's row (`code_interpreter`, `gpt_oss_python`) names its form, not
+/// its dialect.
+pub fn row_dialect(row: &str) -> &str {
+    match row {
+        "code_interpreter" => "llama3",
+        "gpt_oss_python" => "gpt_oss",
+        dialect => dialect,
+    }
+}
+
 /// One call to `write_file` whose `content` is `body`, as the dialect
 /// writes it (the layouts of `examples/responses/dialects/`; Mistral's in
-/// the pre-v11 form, the only one the peer reads).
+/// the pre-v11 form, the only one the peer reads). The dialects with no
+/// layout here are written by `actionstream::call_writer`, the writer the
+/// dialect tests use, after a line of narrative. Two rows are a built-in
+/// tool's raw code instead (read with [`row_dialect`]): `code_interpreter`,
+/// Llama 3.1's code after `<|python_tag|>`, and `gpt_oss_python`, a
+/// harmony message to the built-in `python`; their one argument is `code`.
 pub fn long_call(dialect: &str, body: &str) -> String {
     let args = serde_json::to_string(&serde_json::json!({"path": "src/big.rs", "content": body}))
         .expect("JSON arguments");
@@ -135,7 +152,7 @@ pub fn long_call(dialect: &str, body: &str) -> String {
             "{intro}<｜GCML｜tool_calls><｜GCML｜invoke name=\"write_file\"><｜GCML｜parameter name=\"path\" string=\"true\">src/big.rs</｜GCML｜parameter><｜GCML｜parameter name=\"content\" string=\"true\">{body}</｜GCML｜parameter></｜GCML｜invoke></｜GCML｜tool_calls>"
         ),
         "step3" => format!(
-            "{intro}<｜tool_calls_begin｜><｜tool_call_begin｜><steptml:invoke name=\"write_file\"><steptml:parameter name=\"path\">src/big.rs</steptml:parameter><steptml:parameter name=\"content\">{body}</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>"
+            "{intro}<｜tool_calls_begin｜><｜tool_call_begin｜>function<｜tool_sep｜><steptml:invoke name=\"write_file\"><steptml:parameter name=\"path\">src/big.rs</steptml:parameter><steptml:parameter name=\"content\">{body}</steptml:parameter></steptml:invoke><｜tool_call_end｜><｜tool_calls_end｜>"
         ),
         "dots" => format!(
             "{intro}<dots_function_call>\n<invoke name=\"write_file\">\n<parameter name=\"path\">src/big.rs</parameter>\n<parameter name=\"content\">{body}</parameter>\n</invoke>\n</dots_function_call>"
@@ -171,6 +188,21 @@ pub fn long_call(dialect: &str, body: &str) -> String {
             " to=self<|message|>Write the file.<|eom|><|start|>assistant to=write_file<|message|><atem:function_calls>\n<atem:invoke name=\"write_file\">\n<atem:parameter name=\"path\">src/big.rs</atem:parameter>\n<atem:parameter name=\"content\">{body}</atem:parameter>\n</atem:invoke>\n</atem:function_calls><|eom|>"
         ),
         "functionary_v32" => format!("all\n{intro}>>>write_file\n{args}"),
-        other => unreachable!("no long call written for {other}"),
+        // xLAM's own form: the array first in the response.
+        "xlam" => format!("[{{\"name\": \"write_file\", \"arguments\": {args}}}]"),
+        "code_interpreter" => format!("{intro}<|python_tag|>{body}<|eom_id|>"),
+        "gpt_oss_python" => format!(
+            "<|channel|>analysis<|message|>Run it.<|end|><|start|>assistant<|channel|>commentary to=python code<|message|>{body}<|call|>"
+        ),
+        other => format!(
+            "{intro}{}",
+            calls_text(
+                other,
+                &[call(
+                    "write_file",
+                    serde_json::json!({"path": "src/big.rs", "content": body})
+                )]
+            )
+        ),
     }
 }

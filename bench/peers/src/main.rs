@@ -31,8 +31,9 @@
 //!    whole-text `parse_complete`), against those found when the text is
 //!    split in two at every byte offset (ours: raw bytes, so a split may cut
 //!    a UTF-8 character or a marker; the peer: every character boundary, as
-//!    it takes `&str`), in 4-byte chunks and in 1-byte chunks (the peer: one
-//!    character at a time).
+//!    it takes `&str`), in 4-byte and 7-byte chunks (ours raw bytes; the
+//!    peer's cut at the next character boundary) and in 1-byte chunks (the
+//!    peer: one character at a time).
 
 use std::time::{Duration, Instant};
 
@@ -44,8 +45,12 @@ use tool_parser::types::ToolCallItem;
 use tool_parser::ParserFactory;
 
 /// Each of our dialects the peer has a parser for, with the peer's name for
-/// that parser (as its `ParserFactory` registers it).
-const PAIRS: [(&str, &str); 12] = [
+/// that parser (as its `ParserFactory` registers it): the first 17's, then
+/// section 7b's. 1.10.0 is the newest `tool-parser` published; of section
+/// 7b it reads DeepSeek V4.1, Kimi K3, MiniMax M3, Gemma 4, Inkling, HY v4
+/// (`hunyuan` without `<tool_sep>`, the suffix learned from the opener) and
+/// Step-3, and its generic `json` parser reads xLAM's bare leading array.
+const PAIRS: [(&str, &str); 20] = [
     ("hermes", "qwen"),
     ("qwen3_coder", "qwen_xml"),
     ("glm", "glm45_moe"),
@@ -58,6 +63,14 @@ const PAIRS: [(&str, &str); 12] = [
     ("deepseek_v32", "deepseek32"),
     ("kimi_k2", "kimik2"),
     ("cohere", "cohere"),
+    ("deepseek_v41", "deepseek_v41"),
+    ("kimi_k3", "kimi_k3"),
+    ("minimax_m3", "minimax_m3"),
+    ("gemma4", "gemma4"),
+    ("inkling", "inkling"),
+    ("hunyuan", "hy_v4"),
+    ("step3", "step3"),
+    ("xlam", "json"),
 ];
 
 /// A call as found: its name and its arguments. An invalid call of ours,
@@ -86,13 +99,15 @@ fn main() {
         speed(&peer, only.as_deref());
     }
     if which.is_empty() || which == "splits" {
-        splits(&peer);
+        splits();
     }
 }
 
 // ---------------------------------------------------------------------------
 // Timing and the long argument (shared with examples/bench_report.rs)
 
+// Shared with bench_report, which uses all of it; the peer bench a part.
+#[allow(dead_code)]
 #[path = "../../../benches/support/report.rs"]
 mod report;
 use report::{dialect_parser, fastest_of_each, file_body, long_call, mbps};
@@ -337,7 +352,6 @@ fn token_chunks(text: &str, size: usize) -> Vec<&str> {
 // ---------------------------------------------------------------------------
 // 1. Speed
 
-
 /// Whether `calls` is the one expected call; if not, what came instead.
 fn check_long(calls: &[Call], body: &str) -> String {
     let expected = json!({"path": "src/big.rs", "content": body});
@@ -412,6 +426,47 @@ fn speed(peer: &Peer, only: Option<&str>) {
         let deltas_right = check_long(&ours_calls(&deltas, our_chunks.iter().copied()), &body);
         if deltas_right != ours_right {
             notes.push(format!("`{ours}` with argument deltas on: {deltas_right}"));
+        }
+
+        // A peer whose cost grows with the square of the text takes
+        // minutes at 64 KB (DeepSeek V4.1's took 57 to 114 s): each peer
+        // is probed at 8 KB first, and one that needs more than 250 ms
+        // there (about 16 s at 64 KB, at the square) is not run at 64 KB;
+        // its row gives the 8 KB time.
+        let probe_body = file_body(SIZE / 8);
+        let probe = long_call(ours, &probe_body);
+        let t = Instant::now();
+        let got = peer.calls(theirs, &tools, &str_chunks(&probe, 4));
+        let probe_time = t.elapsed();
+        if probe_time > Duration::from_millis(250) {
+            let t = fastest_of_each(
+                7,
+                &mut [
+                    &mut || {
+                        std::hint::black_box(ours_calls(&plain, our_chunks.iter().copied()));
+                    },
+                    &mut || {
+                        std::hint::black_box(ours_calls(&deltas, our_chunks.iter().copied()));
+                    },
+                ],
+            );
+            println!(
+                "| `{ours}` (`{theirs}`) | {:.1} KB | {} | {:.1} | {} | {:.1} | not run: {} at 8 KB | {:.3} at 8 KB | 4 B | — | 7 (ours) | {} | at 8 KB: {} |",
+                text.len() as f64 / 1024.0,
+                ms(t[0]),
+                mbps(text.len(), t[0]),
+                ms(t[1]),
+                mbps(text.len(), t[1]),
+                ms(probe_time),
+                mbps(probe.len(), probe_time),
+                ours_right,
+                check_long(&got, &probe_body),
+            );
+            notes.push(format!(
+                "`{ours}`: the peer took {} for the call at 8 KB in 4-byte chunks, so its 64 KB run (about 64 times that, if its cost grows with the square of the text) is left out",
+                ms(probe_time)
+            ));
+            continue;
         }
 
         let mut peer_chunks = str_chunks(&text, 4);
@@ -535,6 +590,8 @@ struct Outcome {
     peer_splits: (usize, usize),
     ours_4: bool,
     peer_4: bool,
+    ours_7: bool,
+    peer_7: bool,
     ours_1: bool,
     peer_1: bool,
     /// Ours: the split offsets whose calls differ from the whole input's.
@@ -587,6 +644,17 @@ fn inputs(dialect: &str) -> Vec<(String, String, Option<Vec<Call>>)> {
     out
 }
 
+/// Every offset is a two-piece split; in quick mode (`QUICK=1`, as
+/// `bench/sections/30-peers.sh --quick` runs) every third, to keep the
+/// section within its time.
+fn split_stride() -> usize {
+    if std::env::var("QUICK").is_ok_and(|q| q == "1") {
+        3
+    } else {
+        1
+    }
+}
+
 fn run_input(
     peer: &Peer,
     ours: &str,
@@ -611,7 +679,10 @@ fn run_input(
 
     let mut ours_bad = Vec::new();
     let mut ours_first_bad = None;
-    for k in 1..bytes.len() {
+    let stride = split_stride();
+    let mut tried = 0;
+    for k in (1..bytes.len()).step_by(stride) {
+        tried += 1;
         let got = ours_calls(&template, [&bytes[..k], &bytes[k..]]);
         if got != ours_whole {
             ours_bad.push(k);
@@ -621,7 +692,7 @@ fn run_input(
     let mut peer_bad = Vec::new();
     let mut peer_first_bad = None;
     let mut boundaries = 0;
-    for k in 1..text.len() {
+    for k in (1..text.len()).step_by(stride) {
         if !text.is_char_boundary(k) {
             continue;
         }
@@ -633,13 +704,15 @@ fn run_input(
         }
     }
     let ours_4 = ours_calls(&template, bytes.chunks(4)) == ours_whole;
+    let ours_7 = ours_calls(&template, bytes.chunks(7)) == ours_whole;
+    let peer_7 = peer.calls(theirs, &tools, &str_chunks(text, 7)) == peer_whole;
     let ours_1 = ours_calls(&template, bytes.chunks(1)) == ours_whole;
     let peer_4 = peer.calls(theirs, &tools, &str_chunks(text, 4)) == peer_whole;
     let peer_1 = peer.calls(theirs, &tools, &str_chunks(text, 1)) == peer_whole;
     Outcome {
         label,
         bytes: bytes.len(),
-        ours_splits: (bytes.len() - 1 - ours_bad.len(), bytes.len() - 1),
+        ours_splits: (tried - ours_bad.len(), tried),
         peer_splits: (boundaries - peer_bad.len(), boundaries),
         ours_whole,
         peer_whole,
@@ -647,6 +720,8 @@ fn run_input(
         expected,
         ours_4,
         peer_4,
+        ours_7,
+        peer_7,
         ours_1,
         peer_1,
         ours_bad,
@@ -721,24 +796,52 @@ fn show_calls(calls: &[Call]) -> String {
     )
 }
 
-fn splits(peer: &Peer) {
-    let mut all: Vec<(&str, &str, Vec<Outcome>)> = Vec::new();
-    for (ours, theirs) in PAIRS {
-        let outcomes = inputs(ours)
-            .into_iter()
-            .map(|(label, text, expected)| run_input(peer, ours, theirs, label, &text, expected))
+fn splits() {
+    // The dialects are shared among the machine's cores, each thread with
+    // a peer of its own (its registry and runtime), in the order of PAIRS.
+    let threads = std::thread::available_parallelism().map_or(1, |n| n.get());
+    let next = std::sync::atomic::AtomicUsize::new(0);
+    let mut all: Vec<(usize, &str, &str, Vec<Outcome>)> = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|_| {
+                scope.spawn(|| {
+                    let peer = Peer::new();
+                    let mut done = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                        let Some(&(ours, theirs)) = PAIRS.get(i) else {
+                            break done;
+                        };
+                        let outcomes = inputs(ours)
+                            .into_iter()
+                            .map(|(label, text, expected)| {
+                                run_input(&peer, ours, theirs, label, &text, expected)
+                            })
+                            .collect();
+                        done.push((i, ours, theirs, outcomes));
+                    }
+                })
+            })
             .collect();
-        all.push((ours, theirs, outcomes));
-    }
+        workers
+            .into_iter()
+            .flat_map(|w| w.join().expect("a splits thread"))
+            .collect()
+    });
+    all.sort_by_key(|(i, ..)| *i);
+    let all: Vec<(&str, &str, Vec<Outcome>)> = all
+        .into_iter()
+        .map(|(_, ours, theirs, outcomes)| (ours, theirs, outcomes))
+        .collect();
 
     println!("### Correctness at splits: each dialect's example response (`examples/responses/dialects/`)\n");
-    println!("The whole-input calls: ours from the text pushed in one piece; the peer's from its whole-text parse (`parse_complete`). \"One chunk\": the peer's streaming parser given the whole text in one `parse_incremental` call finds those calls. Two-piece splits: ours at every byte offset (a split may cut a UTF-8 character or a marker), the peer at every character boundary (it takes `&str`); a split counts when it gives exactly the whole-input calls (names and arguments as JSON). The peer's 4-byte chunks are cut at the next character boundary; its 1-byte chunks are one character each.\n");
-    println!("| dialect (peer parser) | bytes | calls whole: ours | peer | same calls | peer, one chunk | splits giving the whole-input calls: ours | peer | 4-byte chunks: ours | peer | 1-byte chunks: ours | peer |");
-    println!("|---|---:|---:|---:|---|---|---:|---:|---|---|---|---|");
+    println!("The whole-input calls: ours from the text pushed in one piece; the peer's from its whole-text parse (`parse_complete`). \"One chunk\": the peer's streaming parser given the whole text in one `parse_incremental` call finds those calls. Two-piece splits: ours at every byte offset (a split may cut a UTF-8 character or a marker), the peer at every character boundary (it takes `&str`){}; a split counts when it gives exactly the whole-input calls (names and arguments as JSON). Ours takes 4- and 7-byte chunks as raw bytes; the peer's are cut at the next character boundary; its 1-byte chunks are one character each.\n", if split_stride() > 1 { " (quick mode: every third offset)" } else { "" });
+    println!("| dialect (peer parser) | bytes | calls whole: ours | peer | same calls | peer, one chunk | splits giving the whole-input calls: ours | peer | 4-byte chunks: ours | peer | 7-byte chunks: ours | peer | 1-byte chunks: ours | peer |");
+    println!("|---|---:|---:|---:|---|---|---:|---:|---|---|---|---|---|---|");
     for (ours, theirs, outcomes) in &all {
         let o = &outcomes[0];
         println!(
-            "| `{ours}` (`{theirs}`) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| `{ours}` (`{theirs}`) | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             o.bytes,
             o.ours_whole.len(),
             o.peer_whole.len(),
@@ -748,6 +851,8 @@ fn splits(peer: &Peer) {
             frac(o.peer_splits),
             yes(o.ours_4),
             yes(o.peer_4),
+            yes(o.ours_7),
+            yes(o.peer_7),
             yes(o.ours_1),
             yes(o.peer_1),
         );
@@ -755,8 +860,8 @@ fn splits(peer: &Peer) {
 
     println!("\n### Correctness at splits: the peers' test inputs (`tests/data/dialects/`), summed per dialect\n");
     println!("\"Whole = test's calls\": the inputs whose whole-input calls are the ones the peer project's test asserts (`.expected.json`; no schemas are given here, so a test that converts values by a schema may differ). The other columns as above, counted over the inputs.\n");
-    println!("| dialect (peer parser) | inputs | whole = test's calls: ours | peer | peer, one chunk | splits giving the whole-input calls: ours | peer | 4-byte chunks: ours | peer | 1-byte chunks: ours | peer |");
-    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
+    println!("| dialect (peer parser) | inputs | whole = test's calls: ours | peer | peer, one chunk | splits giving the whole-input calls: ours | peer | 4-byte chunks: ours | peer | 7-byte chunks: ours | peer | 1-byte chunks: ours | peer |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|");
     for (ours, theirs, outcomes) in &all {
         let tests = &outcomes[1..];
         let n = tests.len();
@@ -769,7 +874,7 @@ fn splits(peer: &Peer) {
         };
         let of = |k: usize| frac((k, n));
         println!(
-            "| `{ours}` (`{theirs}`) | {n} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| `{ours}` (`{theirs}`) | {n} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} | {} |",
             of(count(&|o| o.expected.as_ref() == Some(&o.ours_whole))),
             of(count(&|o| o.expected.as_ref() == Some(&o.peer_whole))),
             of(count(&|o| o.peer_one)),
@@ -777,6 +882,8 @@ fn splits(peer: &Peer) {
             frac(sum(&|o| o.peer_splits)),
             of(count(&|o| o.ours_4)),
             of(count(&|o| o.peer_4)),
+            of(count(&|o| o.ours_7)),
+            of(count(&|o| o.peer_7)),
             of(count(&|o| o.ours_1)),
             of(count(&|o| o.peer_1)),
         );
@@ -826,11 +933,13 @@ fn splits(peer: &Peer) {
                     show_calls(got)
                 ));
             }
-            if !o.ours_4 || !o.ours_1 || !o.peer_4 || !o.peer_1 {
+            if !o.ours_4 || !o.ours_7 || !o.ours_1 || !o.peer_4 || !o.peer_7 || !o.peer_1 {
                 lines.push(format!(
-                    "4-byte chunks: ours {}, peer {}; 1-byte chunks: ours {}, peer {}",
+                    "4-byte chunks: ours {}, peer {}; 7-byte chunks: ours {}, peer {}; 1-byte chunks: ours {}, peer {}",
                     yes(o.ours_4),
                     yes(o.peer_4),
+                    yes(o.ours_7),
+                    yes(o.peer_7),
                     yes(o.ours_1),
                     yes(o.peer_1)
                 ));
