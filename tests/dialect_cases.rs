@@ -2266,16 +2266,18 @@ fn apertus() {
         "",
         "reasoning then calls; the suffix may be missing (vLLM test_missing_tool_suffix)",
         "<|inner_prefix|>think<|inner_suffix|><|tools_prefix|>[{\"f\": {\"a\": 1}}, {\"g\": {}}]",
-        &["R:think", "S0:f", "C0:f:{\"a\":1}", "S1:g", "C1:g:{}"],
+        // Each call starts as its key is read; the ends come together
+        // when the section does (contract, section 4).
+        &["R:think", "S0:f", "S1:g", "C0:f:{\"a\":1}", "C1:g:{}"],
     );
     check(
         "apertus",
         "",
-        "an object with two keys names no call",
+        "an object with two keys is no call (it started with its first key)",
         "<|tools_prefix|>[{\"f\": {}, \"g\": {}}]<|tools_suffix|>",
         &[
-            "S0:-",
-            "I0:-:a call must be an object with one key, its name; found 2 keys",
+            "S0:f",
+            "I0:f:a call must be an object with one key, its name; found 2 keys",
         ],
     );
 }

@@ -62,7 +62,7 @@ impl<R: Copy> Roles<R> {
 pub(crate) enum Form {
     Json {
         name_keys: Arc<[String]>,
-        argument_keys: Vec<String>,
+        argument_keys: Arc<[String]>,
         id_key: Option<String>,
         joiner: Option<String>,
         name_is_key: bool,
@@ -276,7 +276,7 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             array_first: _,
         } => Form::Json {
             name_keys: name_keys.clone().into(),
-            argument_keys: argument_keys.clone(),
+            argument_keys: argument_keys.clone().into(),
             id_key: id_key.clone(),
             joiner: joiner.clone(),
             name_is_key: *name_is_key,

@@ -50,15 +50,8 @@ pub const RAW: [&str; 17] = [
 ];
 
 /// The dialects whose arguments go out whole when the call ends (their
-/// forms read a call's body whole; Inkling's arguments key `args` is none
-/// the JSON scanner streams), not streamed as they are written.
-pub const WHOLE: [&str; 5] = [
-    "minimax_m3",
-    "gemma4",
-    "function_gemma",
-    "apertus",
-    "inkling",
-];
+/// forms read a call's body whole), not streamed as they are written.
+pub const WHOLE: [&str; 3] = ["minimax_m3", "gemma4", "function_gemma"];
 
 /// A value as MiniMax M3 writes it: tags after the namespace token.
 fn mm3(v: &Value) -> String {
