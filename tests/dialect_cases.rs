@@ -2323,6 +2323,20 @@ fn minicpm5() {
         "<function name=\"f\"><param name=\"a\"><![CDATA[北\n京]]></param><param name=\"n\">2</param></function>",
         &["S0:f", "C0:f:{\"a\":\"北\\n京\",\"n\":2}"],
     );
+    check(
+        "minicpm5",
+        "deltas",
+        "tag names run into their attribute (vLLM test_collapsed_function_and_param_tags)",
+        "<functionname=\"get_weather\"><paramname=\"city\">上海</param><paramname=\"date\">2024-06-27</param></function>\n",
+        &["S0:get_weather", "A0:{\"city\":\"上海\",\"date\":\"2024-06-27\"}", "C0:get_weather:{\"city\":\"上海\",\"date\":\"2024-06-27\"}", "N:\n"],
+    );
+    check(
+        "minicpm5",
+        "",
+        "the spellings mixed (vLLM test_collapsed_param_tags_with_tokenizer_space_function)",
+        "<function name=\"get_current_weather\"><paramname=\"city\">Dallas</param><param name=\"state\">TX</param><paramname=\"unit\">fahrenheit</param></function>",
+        &["S0:get_current_weather", "C0:get_current_weather:{\"city\":\"Dallas\",\"state\":\"TX\",\"unit\":\"fahrenheit\"}"],
+    );
 }
 
 /// The dialects of section 7b the existing descriptor fields read, on

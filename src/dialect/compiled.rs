@@ -312,6 +312,7 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             call,
             name_end,
             key,
+            key_spellings,
             key_end,
             value,
             value_end,
@@ -323,6 +324,7 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
         } => {
             let value_type = value_type.as_ref().filter(|_| value.is_some());
             let mut tail = vec![(key.clone(), ParamMark::Key)];
+            tail.extend(key_spellings.iter().map(|k| (k.clone(), ParamMark::Key)));
             if let Some(e) = end {
                 tail.push((e.clone(), ParamMark::End));
             }

@@ -213,6 +213,17 @@ pub enum Calls {
         name_end: Vec<String>,
         /// The marker before a parameter's key.
         key: String,
+        /// Other spellings of `key`, read as it is (MiniCPM5 writes
+        /// `<paramname="` for `<param name="` too).
+        ///
+        /// ```
+        /// use actionstream::dialect::{Calls, Dialect};
+        /// let d = Dialect::builtin("minicpm5").unwrap();
+        /// let Calls::Params { key_spellings, .. } = &d.sections[0].calls[0] else { panic!() };
+        /// assert_eq!(key_spellings, &["<paramname=\""]);
+        /// ```
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        key_spellings: Vec<String>,
         /// The markers that may end a key, each with what it says about
         /// the value.
         key_end: Vec<KeyEnd>,
