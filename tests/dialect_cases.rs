@@ -2280,6 +2280,21 @@ fn apertus() {
             "I0:f:a call must be an object with one key, its name; found 2 keys",
         ],
     );
+    check(
+        "apertus",
+        "deltas",
+        "a call inside the inner section is a call, and the reasoning goes on (the Apertus format's \
+         tool_calls and tool_outputs blocks, rendered by its chat template)",
+        "<|inner_prefix|>I need to calculate this.<|tools_prefix|>[{\"calculator\": {\"expr\": \"2+2\"}}]<|tools_suffix|>[4]<|inner_suffix|>The answer is 4.",
+        &[
+            "R:I need to calculate this.",
+            "S0:calculator",
+            "A0:{\"expr\":\"2+2\"}",
+            "C0:calculator:{\"expr\":\"2+2\"}",
+            "R:[4]",
+            "N:The answer is 4.",
+        ],
+    );
 }
 
 #[test]

@@ -123,8 +123,9 @@ fn a_name_as_a_json_key_from_a_configuration_file() {
     check(
         &config,
         r#"<calls>[{"f": {"a": 1}}, {"g": {}}]</calls>"#,
-        // Each call starts when its name, the key, is certain: at its end.
-        &["S0:f", r#"C0:f:{"a":1}"#, "S1:g", "C1:g:{}"],
+        // Each call starts when its name, the key, is read; the ends come
+        // together with the section's.
+        &["S0:f", "S1:g", r#"C0:f:{"a":1}"#, "C1:g:{}"],
     );
 }
 
@@ -345,6 +346,37 @@ fn a_raw_code_form_from_a_configuration_file() {
         &[
             "S0:code_interpreter",
             "C0:code_interpreter:{\"code\":\"x = 6 * 7\\nprint(x)\"}",
+        ],
+    );
+}
+
+#[test]
+fn other_key_spellings_and_calls_inside_reasoning_from_a_configuration_file() {
+    let config = from_file(json!({
+        "name": "mine",
+        "reasoning": [{"open": "<inner>", "close": "</inner>", "calls": true}],
+        "sections": [
+            {"open": "<fn=", "close": "</fn>", "calls": [{
+                "format": "params", "name_end": [">"], "key": "<p=", "key_spellings": ["<param="],
+                "key_end": [{"marker": ">"}], "value_end": "</p>"
+            }]},
+            {"open": "<function=", "close": "</fn>", "calls": [{
+                "format": "params", "name_end": [">"], "key": "<p=", "key_spellings": ["<param="],
+                "key_end": [{"marker": ">"}], "value_end": "</p>"
+            }]}
+        ]
+    }));
+    check(
+        &config,
+        "<inner>Plan.<fn=f><p=a>x</p><param=b>2</p></fn>More.</inner><function=g></fn>Done.",
+        &[
+            "R:Plan.",
+            "S0:f",
+            r#"C0:f:{"a":"x","b":2}"#,
+            "R:More.",
+            "S1:g",
+            "C1:g:{}",
+            "N:Done.",
         ],
     );
 }

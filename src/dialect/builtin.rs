@@ -68,6 +68,7 @@ fn enclose(open: &str, close: &str) -> Enclosure {
     Enclosure {
         open: s(open),
         close: s(close),
+        calls: false,
     }
 }
 
@@ -651,7 +652,12 @@ fn new_forms(name: &str, mut d: Dialect) -> Option<Dialect> {
             )];
         }
         "apertus" => {
-            d.reasoning = vec![enclose("<|inner_prefix|>", "<|inner_suffix|>")];
+            // The inner section holds the tool calls (and their outputs)
+            // as well as the thoughts.
+            d.reasoning = vec![Enclosure {
+                calls: true,
+                ..enclose("<|inner_prefix|>", "<|inner_suffix|>")
+            }];
             d.sections = vec![section(
                 "<|tools_prefix|>",
                 Some("<|tools_suffix|>"),

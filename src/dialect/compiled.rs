@@ -485,6 +485,8 @@ impl Compiled {
     pub(crate) fn new(dialects: &[Arc<Dialect>], calls_in_reasoning: bool) -> Compiled {
         let mut outer: Vec<(String, Outer)> = Vec::new();
         let mut enclosures_raw: Vec<(usize, String)> = Vec::new();
+        // Enclosures whose calls are calls (`Enclosure::calls`), by index.
+        let mut calls_inside: Vec<bool> = Vec::new();
         let mut sections = Vec::new();
         let mut first_json = None;
         let mut first_list = None;
@@ -497,6 +499,7 @@ impl Compiled {
             for e in &d.reasoning {
                 outer.push((e.open.clone(), Outer::Reason(enclosures_raw.len())));
                 enclosures_raw.push((di, e.close.clone()));
+                calls_inside.push(e.calls);
             }
             for s in &d.sections {
                 outer.push((s.open.clone(), Outer::Section(sections.len())));
@@ -602,9 +605,31 @@ impl Compiled {
             pairs.retain(|(m, _)| seen.insert(m.clone()));
             Roles::new(pairs)
         };
+        // The openers of a dialect's sections, read as calls inside its
+        // enclosures whose `calls` is on.
+        let opens: Vec<(usize, String, Inner)> = sections[..bodies]
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.open.is_empty())
+            .map(|(i, s)| (s.dialect, s.open.clone(), Inner::Section(i)))
+            .collect();
+        let opens_of = |di: usize| -> Vec<(String, Inner)> {
+            opens
+                .iter()
+                .filter(|(d, _, _)| *d == di)
+                .map(|(_, m, r)| (m.clone(), *r))
+                .collect()
+        };
         let mut enclosures: Vec<Roles<Inner>> = enclosures_raw
             .iter()
-            .map(|(di, c)| reasoning_set(vec![c.clone()], false, ending_opens(&|d| d == *di)))
+            .zip(&calls_inside)
+            .map(|((di, c), &calls)| {
+                let mut inside = ending_opens(&|d| d == *di);
+                if calls {
+                    inside.extend(opens_of(*di));
+                }
+                reasoning_set(vec![c.clone()], false, inside)
+            })
             .collect();
         let closes: Vec<Vec<String>> = enclosures_raw
             .iter()
@@ -666,11 +691,11 @@ impl Compiled {
             }
         });
         all_closes.dedup();
-        let any_close = reasoning_set(
-            all_closes.clone(),
-            harmony.is_some(),
-            ending_opens(&|_| true),
-        );
+        let mut inside_any = ending_opens(&|_| true);
+        for ((di, _), _) in enclosures_raw.iter().zip(&calls_inside).filter(|(_, &c)| c) {
+            inside_any.extend(opens_of(*di));
+        }
+        let any_close = reasoning_set(all_closes.clone(), harmony.is_some(), inside_any);
         Compiled {
             dialects: dialects.to_vec(),
             outer: Roles::new(outer),

@@ -112,6 +112,17 @@ pub struct Enclosure {
     pub open: String,
     /// The closing marker.
     pub close: String,
+    /// Calls written inside are calls, and the reasoning goes on to its
+    /// closer after them, as `calls_in_reasoning` makes it for every
+    /// enclosure (Apertus writes its tool calls, and their outputs, inside
+    /// `<|inner_prefix|>` … `<|inner_suffix|>`).
+    ///
+    /// ```
+    /// let d = actionstream::dialect::Dialect::builtin("apertus").unwrap();
+    /// assert!(d.reasoning[0].calls);
+    /// ```
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub calls: bool,
 }
 
 /// A call section: an opening marker, the calls, and a closing marker if
