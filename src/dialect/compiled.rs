@@ -125,7 +125,6 @@ pub(crate) enum Form {
         outside: Roles<BodyMark>,
         /// Inside a string: its end.
         inside: Roles<BodyMark>,
-        string: String,
     },
     Python {
         list: bool,
@@ -415,7 +414,6 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
                 name: Roles::new(name),
                 outside: Roles::new(outside),
                 inside: Roles::new(vec![(string.clone(), BodyMark::Quote)]),
-                string: string.clone(),
             }
         }
         Calls::Python { list } => Form::Python { list: *list },

@@ -33,6 +33,7 @@ pub(crate) mod gemma;
 pub(crate) mod suffix;
 pub(crate) mod tags;
 pub mod tools;
+pub(crate) mod tree;
 pub(crate) mod value;
 
 pub use builtin::BUILTIN;

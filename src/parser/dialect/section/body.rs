@@ -1,12 +1,19 @@
-//! Body forms: a name, then a body read whole and made into arguments at
-//! its end: parameters named by their tags (`minimax_m3`) and Gemma values
-//! (`gemma4`, `function_gemma`). The body's end is found as it streams
-//! (the call's end marker, or Gemma's closing brace, with the nesting
-//! counted and held to the depth limit); the arguments go out when it
-//! ends.
+//! Body forms: a name, then a body read as it streams and made into
+//! arguments: Gemma values (`gemma4`, `function_gemma`), their JSON sent
+//! as argument deltas as it is written; parameters named by their tags
+//! (`minimax_m3`), read at the body's end. The body's end is found as it
+//! streams (the call's end marker, or Gemma's closing brace, with the
+//! nesting counted and held to the depth limit).
 
 use super::*;
 use crate::dialect::compiled::BodyMark;
+use crate::dialect::gemma::GemmaReader;
+
+/// The reader of a body form's call.
+#[derive(Debug)]
+pub(in crate::parser::dialect) enum BodyReader {
+    Gemma(GemmaReader),
+}
 
 impl DialectMachine {
     /// A body form's call marker was found: its name follows.
@@ -45,14 +52,21 @@ impl DialectMachine {
                     from: to,
                     depth: 0,
                     quoted: false,
+                    fed: to,
                 };
             }
             (BodyMark::NameEnd, Form::Gemma { outside, .. }) => {
                 self.ms = outside.set.begin();
+                let schema = self.call_schema_of(sec);
+                let mut out = String::new();
+                let reader = GemmaReader::new(schema, self.shared.cfg.strict, &mut out);
+                sec.body = Some(Box::new(BodyReader::Gemma(reader)));
+                self.body_send(sec, &out, emit);
                 sec.read = Read::Body {
                     from: to,
                     depth: 1,
                     quoted: false,
+                    fed: to,
                 };
             }
             (BodyMark::End, _) => {
@@ -75,6 +89,7 @@ impl DialectMachine {
             from,
             depth,
             quoted,
+            fed,
         } = sec.read
         else {
             return Flow::Go;
@@ -105,45 +120,83 @@ impl DialectMachine {
                 self.body_done(sec, args, emit);
             }
             Form::Gemma {
-                outside,
-                inside,
-                string,
-                ..
+                outside, inside, ..
             } => {
                 let roles = if quoted { inside } else { outside };
-                let Some((role, at, to)) = self.seek(roles) else {
+                let found = self.seek(roles);
+                // The text before the marker found, or all that can no
+                // longer begin one, goes to the reader.
+                let upto = match found {
+                    Some((_, at, _)) => at,
+                    None => self.pos - roles.set.held(&self.ms),
+                };
+                let mut out = String::new();
+                if let (Some(BodyReader::Gemma(r)), true) = (sec.body.as_deref_mut(), upto > fed) {
+                    r.text(self.text(fed, upto), &mut out);
+                }
+                let Some((role, at, to)) = found else {
+                    self.body_send(sec, &out, emit);
+                    if let Read::Body { fed: f, .. } = &mut sec.read {
+                        *f = upto.max(fed);
+                    }
                     return Flow::Wait;
                 };
                 let (mut depth, mut quoted) = (depth, quoted);
+                let object = self.text(at, to).starts_with(['{', '}']);
+                let reader = match sec.body.as_deref_mut() {
+                    Some(BodyReader::Gemma(r)) => Some(r),
+                    _ => None,
+                };
                 match role {
-                    BodyMark::Quote => quoted = !quoted,
-                    BodyMark::Open => depth += 1,
-                    BodyMark::Shut => depth = depth.saturating_sub(1),
+                    BodyMark::Quote => {
+                        quoted = !quoted;
+                        if let Some(r) = reader {
+                            r.quote(&mut out);
+                        }
+                    }
+                    BodyMark::Open => {
+                        depth += 1;
+                        let max = self.shared.cfg.max_depth;
+                        if depth > max {
+                            let e = ActionError::new(
+                                ErrorKind::Syntax,
+                                "",
+                                format!("the arguments nest deeper than the limit of {max}"),
+                            );
+                            sec.body = None;
+                            self.body_done(sec, Err(e), emit);
+                            return Flow::Go;
+                        }
+                        if let Some(r) = reader {
+                            r.open(object, &mut out);
+                        }
+                    }
+                    BodyMark::Shut => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            let args = match sec.body.take().map(|b| *b) {
+                                Some(BodyReader::Gemma(r)) => r.end(&mut out),
+                                None => Err(ActionError::new(
+                                    ErrorKind::CutOff,
+                                    "",
+                                    "the call's arguments were not read",
+                                )),
+                            };
+                            self.body_send(sec, &out, emit);
+                            self.body_done(sec, args, emit);
+                            return Flow::Go;
+                        }
+                        if let Some(r) = reader {
+                            r.shut(object, &mut out);
+                        }
+                    }
                     BodyMark::Close => {
-                        return self.body_cut(sec, to, "the section closed inside the call", emit)
+                        sec.body = None;
+                        return self.body_cut(sec, to, "the section closed inside the call", emit);
                     }
                     _ => {}
                 }
-                let max = self.shared.cfg.max_depth;
-                if depth > max {
-                    let e = ActionError::new(
-                        ErrorKind::Syntax,
-                        "",
-                        format!("the arguments nest deeper than the limit of {max}"),
-                    );
-                    self.body_done(sec, Err(e), emit);
-                    return Flow::Go;
-                }
-                if depth == 0 {
-                    let args = crate::dialect::gemma::arguments(
-                        self.text(from, at),
-                        string,
-                        schema.as_deref(),
-                        strict,
-                    );
-                    self.body_done(sec, args, emit);
-                    return Flow::Go;
-                }
+                self.body_send(sec, &out, emit);
                 self.ms = if quoted {
                     inside.set.begin()
                 } else {
@@ -153,6 +206,7 @@ impl DialectMachine {
                     from,
                     depth,
                     quoted,
+                    fed: to,
                 };
             }
             _ => {}
@@ -165,7 +219,8 @@ impl DialectMachine {
         let deltas = self.shared.cfg.argument_deltas;
         if let Some(call) = sec.calls.last_mut() {
             if call.args.is_none() {
-                if let (true, Ok(v)) = (deltas, &args) {
+                // A streamed body has sent its JSON already.
+                if let (true, false, Ok(v)) = (deltas, call.sent, &args) {
                     call.send(&serde_json::to_string(v).unwrap_or_default(), emit);
                 }
                 call.args = Some(args);
@@ -185,5 +240,20 @@ impl DialectMachine {
         }
         self.end_section(sec, to, emit);
         Flow::Go
+    }
+
+    /// Sends a piece of the streamed body's JSON (argument deltas on).
+    fn body_send(&mut self, sec: &mut Sec, out: &str, emit: &mut Emit<'_>) {
+        if self.shared.cfg.argument_deltas && !out.is_empty() {
+            if let Some(call) = sec.calls.last_mut() {
+                call.send(out, emit);
+            }
+        }
+    }
+
+    /// The schema of the call being read, if the configuration has one.
+    fn call_schema_of(&self, sec: &Sec) -> Option<Value> {
+        let tool = sec.calls.last().and_then(|c| c.name.as_deref())?;
+        self.shared.cfg.call_schema(tool).map(|s| Value::clone(&s))
     }
 }
