@@ -111,9 +111,14 @@ pub(crate) enum Form {
         call: String,
         /// What ends the name.
         name: Roles<BodyMark>,
-        /// What ends the body: the call's end, or the section's closer.
+        /// In the body: a tag's opener (`prefix<`), and the call's end
+        /// and the section's closer where they are not written as tags.
         body: Roles<BodyMark>,
-        prefix: String,
+        /// The call's end and the section's closer where they are written
+        /// as tags (`prefix</invoke>`): told by a tag's whole text.
+        ends: Vec<(String, BodyMark)>,
+        /// `prefix<`.
+        opener: String,
         item: String,
     },
     /// Gemma values (`parser/dialect/section/body.rs`).
@@ -161,6 +166,8 @@ pub(crate) enum BodyMark {
     Open,
     /// `}` or `]`.
     Shut,
+    /// A tag's opener (`prefix<`): its name follows.
+    Tag,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -379,20 +386,28 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             item,
             end,
         } => {
-            let mut body = vec![(end.clone(), BodyMark::End)];
+            let mut ends = vec![(end.clone(), BodyMark::End)];
             if let Some(c) = sec_close {
-                body.push((c.to_owned(), BodyMark::Close));
+                ends.push((c.to_owned(), BodyMark::Close));
             }
             let mut name: Vec<(String, BodyMark)> = name_end
                 .iter()
                 .map(|m| (m.clone(), BodyMark::NameEnd))
                 .collect();
-            name.extend(body.iter().cloned());
+            name.extend(ends.iter().cloned());
+            // In the body every tag is found by its opener and read whole;
+            // the end markers written as tags are told by their text.
+            let opener = format!("{prefix}<");
+            let (as_tags, other): (Vec<_>, Vec<_>) =
+                ends.into_iter().partition(|(m, _)| m.starts_with(&opener));
+            let mut body = vec![(opener.clone(), BodyMark::Tag)];
+            body.extend(other);
             Form::Tags {
                 call: call.clone(),
                 name: Roles::new(name),
                 body: Roles::new(body),
-                prefix: prefix.clone(),
+                ends: as_tags,
+                opener,
                 item: item.clone(),
             }
         }

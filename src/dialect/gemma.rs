@@ -50,7 +50,7 @@ impl GemmaReader {
     /// goes to `out`.
     pub(crate) fn new(schema: Option<Value>, strict: bool, out: &mut String) -> GemmaReader {
         GemmaReader {
-            tree: Tree::new(schema, strict, out),
+            tree: Tree::new(schema, strict, usize::MAX, false, out),
             st: St::Key,
             key: String::new(),
         }

@@ -272,9 +272,12 @@ pub enum Calls {
     },
     /// Parameters named by their tags, every tag written after `prefix`
     /// (MiniMax M3): `call` NAME `name_end` then `prefix<K>V prefix</K>`…
-    /// `end`. A value holding tags is an object (a key written twice gathers
-    /// its values in an array), one holding only `item` tags an array; any
-    /// other value is raw text, typed by the schema.
+    /// `end`. A value holding tags is an object, one whose tags are `item`
+    /// tags an array; any other value is raw text, typed by the schema.
+    /// The parameters stream as they are written (an object or array
+    /// parameter whole when it closes; inside it a key written twice
+    /// gathers its values in an array); a parameter written twice is
+    /// invalid, its first value having gone out already.
     Tags {
         /// The marker before each call.
         call: String,

@@ -11,6 +11,12 @@
 //! A leaf is typed as a raw value is (contract, section 7): a string leaf
 //! streams as a JSON string once that is certain
 //! ([`streams_as_string`]); any other leaf goes out whole when it ends.
+//!
+//! Containers nested deeper than the tree's `stream_depth` are built
+//! quietly and go out whole when they close: there a key written twice
+//! may gather its values in an array (`gather`, as the peers read
+//! MiniMax M3's repeated tags), which JSON written as it came could not
+//! say.
 
 use serde_json::{Map, Value};
 
@@ -69,12 +75,25 @@ pub(crate) struct Tree {
     pub(crate) error: Option<ActionError>,
     /// The arguments, once the root closed.
     done: Option<Value>,
+    /// How many containers deep the JSON is written as it grows (1: the
+    /// root's members only); deeper ones go out whole.
+    stream_depth: usize,
+    /// In a container that goes out whole, a key written twice gathers
+    /// its values in an array (else the last value stands).
+    gather: bool,
 }
 
 impl Tree {
     /// A tree whose root object opens now (its `{` goes to `out`), typed
-    /// by the call's `schema`.
-    pub(crate) fn new(schema: Option<Value>, strict: bool, out: &mut String) -> Tree {
+    /// by the call's `schema`, written as it grows `stream_depth`
+    /// containers deep (see the module docs).
+    pub(crate) fn new(
+        schema: Option<Value>,
+        strict: bool,
+        stream_depth: usize,
+        gather: bool,
+        out: &mut String,
+    ) -> Tree {
         out.push('{');
         Tree {
             stack: vec![Node {
@@ -87,7 +106,14 @@ impl Tree {
             strict,
             error: None,
             done: None,
+            stream_depth: stream_depth.max(1),
+            gather,
         }
+    }
+
+    /// Whether the innermost container goes out whole when it closes.
+    fn quiet(&self) -> bool {
+        self.stack.len() > self.stream_depth
     }
 
     /// Whether nothing more is read (an error, or the root closed).
@@ -104,11 +130,6 @@ impl Tree {
                 ..
             })
         )
-    }
-
-    /// How many values the innermost container holds.
-    pub(crate) fn count(&self) -> usize {
-        self.stack.last().map_or(0, |n| n.count)
     }
 
     /// How deep the containers nest (the root is 1).
@@ -162,13 +183,23 @@ impl Tree {
             self.fail(format!("a key `{key}` inside an array"));
             return;
         };
-        if *count > 0 {
+        let lead = *count > 0;
+        *slot = Some(key);
+        if self.quiet() {
+            return;
+        }
+        if lead {
             out.push(',');
         }
         out.push('"');
-        push_json_str(out, &key);
+        if let Some(Node {
+            partial: Partial::Obj(_, Some(key)),
+            ..
+        }) = self.stack.last()
+        {
+            push_json_str(out, key);
+        }
         out.push_str("\":");
-        *slot = Some(key);
     }
 
     /// The type and schema of the value that goes where the next one goes.
@@ -199,6 +230,9 @@ impl Tree {
 
     /// A comma before an array's next element.
     fn element(&mut self, out: &mut String) {
+        if self.quiet() {
+            return;
+        }
         if let Some(Node {
             partial: Partial::Arr(_),
             count,
@@ -216,10 +250,12 @@ impl Tree {
         if self.over() {
             return;
         }
-        self.element(out);
         let (_, schema) = self.next_type();
         let path = self.path();
-        out.push(if object { '{' } else { '[' });
+        if self.stack.len() < self.stream_depth {
+            self.element(out);
+            out.push(if object { '{' } else { '[' });
+        }
         self.stack.push(Node {
             partial: if object {
                 Partial::Obj(Map::new(), None)
@@ -241,27 +277,39 @@ impl Tree {
             return;
         };
         let v = match node.partial {
-            Partial::Obj(m, _) => {
-                out.push('}');
-                Value::Object(m)
-            }
-            Partial::Arr(a) => {
-                out.push(']');
-                Value::Array(a)
-            }
+            Partial::Obj(m, _) => Value::Object(m),
+            Partial::Arr(a) => Value::Array(a),
         };
+        if self.stack.len() < self.stream_depth {
+            out.push(if v.is_object() { '}' } else { ']' });
+        } else if self.stack.len() == self.stream_depth {
+            // Built quietly: it goes out whole.
+            self.element(out);
+            out.push_str(&serde_json::to_string(&v).unwrap_or_default());
+        }
         self.put(v);
     }
 
     /// A finished value goes where the next one goes (or is the root).
     fn put(&mut self, v: Value) {
+        let gather = self.gather && self.quiet();
         match self.stack.last_mut() {
             None => self.done = Some(v),
             Some(n) => {
                 n.count += 1;
                 match &mut n.partial {
                     Partial::Obj(m, k) => {
-                        m.insert(k.take().unwrap_or_default(), v);
+                        let k = k.take().unwrap_or_default();
+                        match m.get_mut(&k) {
+                            Some(Value::Array(xs)) if gather => xs.push(v),
+                            Some(first) if gather => {
+                                let first = std::mem::take(first);
+                                m.insert(k, Value::Array(vec![first, v]));
+                            }
+                            _ => {
+                                m.insert(k, v);
+                            }
+                        }
                     }
                     Partial::Arr(a) => a.push(v),
                 }
@@ -280,13 +328,8 @@ impl Tree {
             text: String::new(),
             ty,
             kind,
-            stream: (kind == LeafKind::Bare).then_some(false),
+            stream: (kind == LeafKind::Bare || self.quiet()).then_some(false),
         });
-    }
-
-    /// Whether a leaf is being read.
-    pub(crate) fn in_leaf(&self) -> bool {
-        self.leaf.is_some()
     }
 
     /// The text of the leaf so far.
@@ -344,7 +387,9 @@ impl Tree {
                     }
                 }
             };
-            out.push_str(&serde_json::to_string(&v).unwrap_or_default());
+            if !self.quiet() {
+                out.push_str(&serde_json::to_string(&v).unwrap_or_default());
+            }
             v
         };
         self.put(v);

@@ -49,10 +49,6 @@ pub const RAW: [&str; 17] = [
     "muse_glimmer",
 ];
 
-/// The dialects whose arguments go out whole when the call ends (their
-/// forms read a call's body whole), not streamed as they are written.
-pub const WHOLE: [&str; 1] = ["minimax_m3"];
-
 /// A value as MiniMax M3 writes it: tags after the namespace token.
 fn mm3(v: &Value) -> String {
     const NS: &str = "]<]minimax[>[";

@@ -8,11 +8,13 @@
 use super::*;
 use crate::dialect::compiled::BodyMark;
 use crate::dialect::gemma::GemmaReader;
+use crate::dialect::tags::{name_byte, TagsReader};
 
 /// The reader of a body form's call.
 #[derive(Debug)]
 pub(in crate::parser::dialect) enum BodyReader {
     Gemma(GemmaReader),
+    Tags(TagsReader),
 }
 
 impl DialectMachine {
@@ -46,13 +48,20 @@ impl DialectMachine {
             ..Call::default()
         });
         match (role, form) {
-            (BodyMark::NameEnd, Form::Tags { body, .. }) => {
+            (BodyMark::NameEnd, Form::Tags { body, item, .. }) => {
                 self.ms = body.set.begin();
+                let schema = self.call_schema_of(sec);
+                let mut out = String::new();
+                let cfg = &self.shared.cfg;
+                let reader = TagsReader::new(schema, item, cfg.max_depth, cfg.strict, &mut out);
+                sec.body = Some(Box::new(BodyReader::Tags(reader)));
+                self.body_send(sec, &out, emit);
                 sec.read = Read::Body {
                     from: to,
                     depth: 0,
                     quoted: false,
                     fed: to,
+                    tag: None,
                 };
             }
             (BodyMark::NameEnd, Form::Gemma { outside, .. }) => {
@@ -67,6 +76,7 @@ impl DialectMachine {
                     depth: 1,
                     quoted: false,
                     fed: to,
+                    tag: None,
                 };
             }
             (BodyMark::End, _) => {
@@ -90,34 +100,108 @@ impl DialectMachine {
             depth,
             quoted,
             fed,
+            tag,
         } = sec.read
         else {
             return Flow::Go;
         };
-        let tool = sec.calls.last().and_then(|c| c.name.clone());
-        let shared = self.shared.clone();
-        let schema = tool.as_deref().and_then(|t| shared.cfg.call_schema(t));
-        let strict = self.shared.cfg.strict;
         match form {
             Form::Tags {
-                body, prefix, item, ..
+                body, ends, opener, ..
             } => {
-                let Some((role, at, to)) = self.seek(body) else {
+                let mut out = String::new();
+                if let Some(tag_at) = tag {
+                    // A tag's name, from `pos`: name bytes (after a `/`
+                    // right after the opener) up to `>`.
+                    let name_at = tag_at + opener.len();
+                    let end = self.end();
+                    let bytes = &self.buf.as_bytes()[self.pos - self.base..end - self.base];
+                    let mut stop = None;
+                    for (i, &b) in bytes.iter().enumerate() {
+                        let at = self.pos + i;
+                        let ok = name_byte(b) || (b == b'/' && at == name_at);
+                        if !ok {
+                            stop = Some((
+                                at,
+                                b == b'>'
+                                    && at
+                                        > name_at
+                                            + usize::from(self.text(name_at, at).starts_with('/')),
+                            ));
+                            break;
+                        }
+                    }
+                    let Some((at, is_tag)) = stop else {
+                        self.pos = end;
+                        return Flow::Wait;
+                    };
+                    self.ms = body.set.begin();
+                    if !is_tag {
+                        // No tag: its opener is text, read on from `at`.
+                        self.pos = at;
+                        if let Read::Body { tag: t, .. } = &mut sec.read {
+                            *t = None;
+                        }
+                        return Flow::Go;
+                    }
+                    let to = at + 1;
+                    self.pos = to;
+                    let whole = self.text(tag_at, to);
+                    match ends.iter().find(|(m, _)| m == whole).map(|(_, r)| *r) {
+                        Some(BodyMark::End) => return self.tags_end(sec, &mut out, emit),
+                        Some(_) => {
+                            sec.body = None;
+                            return self.body_cut(
+                                sec,
+                                to,
+                                "the section closed inside the call",
+                                emit,
+                            );
+                        }
+                        None => {}
+                    }
+                    let name = self.text(name_at, at);
+                    if let Some(BodyReader::Tags(r)) = sec.body.as_deref_mut() {
+                        match name.strip_prefix('/') {
+                            Some(n) => r.close(n, &mut out),
+                            None => r.open(name, &mut out),
+                        }
+                    }
+                    self.body_send(sec, &out, emit);
+                    if let Read::Body { tag: t, fed: f, .. } = &mut sec.read {
+                        (*t, *f) = (None, to);
+                    }
+                    return Flow::Go;
+                }
+                let found = self.seek(body);
+                let upto = match found {
+                    Some((_, at, _)) => at,
+                    None => self.pos - body.set.held(&self.ms),
+                };
+                if let (Some(BodyReader::Tags(r)), true) = (sec.body.as_deref_mut(), upto > fed) {
+                    r.text(self.text(fed, upto), &mut out);
+                }
+                let fed = upto.max(fed);
+                if let Read::Body { fed: f, .. } = &mut sec.read {
+                    *f = fed;
+                }
+                let Some((role, at, to)) = found else {
+                    self.body_send(sec, &out, emit);
                     return Flow::Wait;
                 };
-                if role == BodyMark::Close {
-                    return self.body_cut(sec, to, "the section closed inside the call", emit);
+                match role {
+                    BodyMark::Tag => {
+                        self.body_send(sec, &out, emit);
+                        if let Read::Body { tag: t, .. } = &mut sec.read {
+                            *t = Some(at);
+                        }
+                    }
+                    BodyMark::End => return self.tags_end(sec, &mut out, emit),
+                    _ => {
+                        sec.body = None;
+                        return self.body_cut(sec, to, "the section closed inside the call", emit);
+                    }
                 }
-                let max = self.shared.cfg.max_depth;
-                let args = crate::dialect::tags::arguments(
-                    self.text(from, at),
-                    prefix,
-                    item,
-                    schema.as_deref(),
-                    max,
-                    strict,
-                );
-                self.body_done(sec, args, emit);
             }
             Form::Gemma {
                 outside, inside, ..
@@ -176,7 +260,7 @@ impl DialectMachine {
                         if depth == 0 {
                             let args = match sec.body.take().map(|b| *b) {
                                 Some(BodyReader::Gemma(r)) => r.end(&mut out),
-                                None => Err(ActionError::new(
+                                _ => Err(ActionError::new(
                                     ErrorKind::CutOff,
                                     "",
                                     "the call's arguments were not read",
@@ -207,10 +291,26 @@ impl DialectMachine {
                     depth,
                     quoted,
                     fed: to,
+                    tag: None,
                 };
             }
             _ => {}
         }
+        Flow::Go
+    }
+
+    /// A tag form's call ended: its arguments.
+    fn tags_end(&mut self, sec: &mut Sec, out: &mut String, emit: &mut Emit<'_>) -> Flow {
+        let args = match sec.body.take().map(|b| *b) {
+            Some(BodyReader::Tags(r)) => r.end(out),
+            _ => Err(ActionError::new(
+                ErrorKind::CutOff,
+                "",
+                "the call's arguments were not read",
+            )),
+        };
+        self.body_send(sec, out, emit);
+        self.body_done(sec, args, emit);
         Flow::Go
     }
 

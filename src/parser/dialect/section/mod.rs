@@ -122,6 +122,8 @@ enum Read {
         quoted: bool,
         /// Read up to here by the body's reader.
         fed: usize,
+        /// Where the tag whose name is being read begins (tag forms).
+        tag: Option<usize>,
     },
     /// Raw code from `from`, streamed up to `sent`.
     Code {
