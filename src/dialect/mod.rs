@@ -149,6 +149,9 @@ pub struct Section {
 }
 
 /// How the calls in a section are written.
+// A descriptor, made a few times per configuration: the size of its largest
+// form does not matter, and boxing it would change the public fields' types.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "format", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Calls {
