@@ -624,18 +624,6 @@ fn dialects(targets: &mut Vec<(String, String, bool)>) {
     ));
 }
 
-/// The section 7b dialects whose forms read a call's body whole at its
-/// closer, so that their argument deltas may come all at the call's end
-/// (their rows say whether they stream); every other dialect's deltas must
-/// stream from the start.
-const READ_WHOLE: [&str; 5] = [
-    "minimax_m3",
-    "gemma4",
-    "function_gemma",
-    "apertus",
-    "inkling",
-];
-
 /// The dialects whose example's calls are calls only at the start of a
 /// response, so that its copies after the first are narrative.
 const LEADING: [&str; 1] = ["xlam"];
@@ -703,7 +691,7 @@ fn long_arguments(names: &[&str]) -> f64 {
             let (pushes, early, joins) = check_deltas(&deltas, text.as_bytes());
             let streams = early && pushes > text.len() / 16;
             assert!(
-                streams || READ_WHOLE.contains(&name),
+                streams,
                 "{name} {kb} KB: deltas in only {pushes} pushes (starting early: {early})"
             );
             // The fastest of 15 runs of each, in turn, as above.

@@ -2266,16 +2266,33 @@ fn apertus() {
         "",
         "reasoning then calls; the suffix may be missing (vLLM test_missing_tool_suffix)",
         "<|inner_prefix|>think<|inner_suffix|><|tools_prefix|>[{\"f\": {\"a\": 1}}, {\"g\": {}}]",
-        &["R:think", "S0:f", "C0:f:{\"a\":1}", "S1:g", "C1:g:{}"],
+        // Each call starts as its key is read; the ends come together
+        // when the section does (contract, section 4).
+        &["R:think", "S0:f", "S1:g", "C0:f:{\"a\":1}", "C1:g:{}"],
     );
     check(
         "apertus",
         "",
-        "an object with two keys names no call",
+        "an object with two keys is no call (it started with its first key)",
         "<|tools_prefix|>[{\"f\": {}, \"g\": {}}]<|tools_suffix|>",
         &[
-            "S0:-",
-            "I0:-:a call must be an object with one key, its name; found 2 keys",
+            "S0:f",
+            "I0:f:a call must be an object with one key, its name; found 2 keys",
+        ],
+    );
+    check(
+        "apertus",
+        "deltas",
+        "a call inside the inner section is a call, and the reasoning goes on (the Apertus format's \
+         tool_calls and tool_outputs blocks, rendered by its chat template)",
+        "<|inner_prefix|>I need to calculate this.<|tools_prefix|>[{\"calculator\": {\"expr\": \"2+2\"}}]<|tools_suffix|>[4]<|inner_suffix|>The answer is 4.",
+        &[
+            "R:I need to calculate this.",
+            "S0:calculator",
+            "A0:{\"expr\":\"2+2\"}",
+            "C0:calculator:{\"expr\":\"2+2\"}",
+            "R:[4]",
+            "N:The answer is 4.",
         ],
     );
 }
@@ -2320,6 +2337,20 @@ fn minicpm5() {
         "a CDATA value (vLLM test_cdata_multiline)",
         "<function name=\"f\"><param name=\"a\"><![CDATA[北\n京]]></param><param name=\"n\">2</param></function>",
         &["S0:f", "C0:f:{\"a\":\"北\\n京\",\"n\":2}"],
+    );
+    check(
+        "minicpm5",
+        "deltas",
+        "tag names run into their attribute (vLLM test_collapsed_function_and_param_tags)",
+        "<functionname=\"get_weather\"><paramname=\"city\">上海</param><paramname=\"date\">2024-06-27</param></function>\n",
+        &["S0:get_weather", "A0:{\"city\":\"上海\",\"date\":\"2024-06-27\"}", "C0:get_weather:{\"city\":\"上海\",\"date\":\"2024-06-27\"}", "N:\n"],
+    );
+    check(
+        "minicpm5",
+        "",
+        "the spellings mixed (vLLM test_collapsed_param_tags_with_tokenizer_space_function)",
+        "<function name=\"get_current_weather\"><paramname=\"city\">Dallas</param><param name=\"state\">TX</param><paramname=\"unit\">fahrenheit</param></function>",
+        &["S0:get_current_weather", "C0:get_current_weather:{\"city\":\"Dallas\",\"state\":\"TX\",\"unit\":\"fahrenheit\"}"],
     );
 }
 

@@ -123,8 +123,9 @@ fn a_name_as_a_json_key_from_a_configuration_file() {
     check(
         &config,
         r#"<calls>[{"f": {"a": 1}}, {"g": {}}]</calls>"#,
-        // Each call starts when its name, the key, is certain: at its end.
-        &["S0:f", r#"C0:f:{"a":1}"#, "S1:g", "C1:g:{}"],
+        // Each call starts when its name, the key, is read; the ends come
+        // together with the section's.
+        &["S0:f", "S1:g", r#"C0:f:{"a":1}"#, "C1:g:{}"],
     );
 }
 
@@ -156,7 +157,14 @@ fn builtin(name: &str) -> Config {
 
 #[test]
 fn malformed_values_are_invalid_naming_their_argument() {
-    let gemma = builtin("gemma4");
+    // Argument deltas on too: the streamed forms find the error as they go.
+    for deltas in [false, true] {
+        malformed_values(deltas);
+    }
+}
+
+fn malformed_values(deltas: bool) {
+    let gemma = builtin("gemma4").argument_deltas(deltas);
     let events = common::parse_with(
         &gemma,
         r#"<|tool_call>call:f{a:1,b:{c:<|"|>x<|"|> d}}<tool_call|>"#,
@@ -164,7 +172,7 @@ fn malformed_values_are_invalid_naming_their_argument() {
     let invalid = common::invalid(&events);
     assert_eq!(invalid.len(), 1, "{events:?}");
     assert!(invalid[0].contains("b"), "{invalid:?}");
-    let mm = builtin("minimax_m3");
+    let mm = builtin("minimax_m3").argument_deltas(deltas);
     let ns = "]<]minimax[>[";
     let text = format!(
         "{ns}<tool_call>{ns}<invoke name=\"f\">{ns}<a>{ns}<b>1{ns}</c>{ns}</a>{ns}</invoke>{ns}</tool_call>"
@@ -177,8 +185,14 @@ fn malformed_values_are_invalid_naming_their_argument() {
 
 #[test]
 fn nesting_past_the_depth_limit_is_invalid_never_a_stack_overflow() {
+    for deltas in [false, true] {
+        too_deep(deltas);
+    }
+}
+
+fn too_deep(deltas: bool) {
     let deep = 5_000;
-    let gemma = builtin("gemma4").max_depth(64);
+    let gemma = builtin("gemma4").max_depth(64).argument_deltas(deltas);
     let text = format!(
         "<|tool_call>call:f{{a:{}1{}}}<tool_call|> after",
         "[".repeat(deep),
@@ -188,7 +202,7 @@ fn nesting_past_the_depth_limit_is_invalid_never_a_stack_overflow() {
     assert_eq!(common::invalid(&events).len(), 1, "gemma");
     assert!(common::invalid(&events)[0].contains("deeper"));
     let ns = "]<]minimax[>[";
-    let mm = builtin("minimax_m3").max_depth(64);
+    let mm = builtin("minimax_m3").max_depth(64).argument_deltas(deltas);
     let text = format!(
         "{ns}<tool_call>{ns}<invoke name=\"f\">{}1{}{ns}</invoke>{ns}</tool_call> after",
         format!("{ns}<a>").repeat(deep),
@@ -203,7 +217,7 @@ fn nesting_past_the_depth_limit_is_invalid_never_a_stack_overflow() {
 fn an_unclosed_section_ends_at_the_block_limit() {
     let ns = "]<]minimax[>[";
     let body = "x".repeat(10_000);
-    for (dialect, text) in [
+    for (dialect, text, deltas) in [
         ("gemma4", format!("<|tool_call>call:f{{a:<|\"|>{body}")),
         ("function_gemma", format!("<start_function_call>call:f{{a:{body}")),
         (
@@ -213,8 +227,17 @@ fn an_unclosed_section_ends_at_the_block_limit() {
         ("kimi_k3", format!("<|open|>tools<|sep|><|open|>call tool=\"f\" index=\"0\"<|sep|><|open|>argument key=\"a\" type=\"string\"<|sep|>{body}")),
         ("apertus", format!("<|tools_prefix|>[{{\"f\": {{\"a\": \"{body}")),
         ("minicpm5", format!("<function name=\"f\"><param name=\"a\">{body}")),
-    ] {
-        let config = builtin(dialect).max_block_bytes(1024);
+        (
+            "inkling",
+            format!("<|message_model|>f<|content_invoke_tool_json|>{{\"name\": \"f\", \"args\": {{\"a\": \"{body}"),
+        ),
+    ]
+    .into_iter()
+    .flat_map(|(d, t)| [(d, t.clone(), false), (d, t, true)])
+    {
+        let config = builtin(dialect)
+            .max_block_bytes(1024)
+            .argument_deltas(deltas);
         let mut parser = actionstream::Parser::new(config);
         let mut events = Vec::new();
         let mut most = 0;
@@ -345,6 +368,37 @@ fn a_raw_code_form_from_a_configuration_file() {
         &[
             "S0:code_interpreter",
             "C0:code_interpreter:{\"code\":\"x = 6 * 7\\nprint(x)\"}",
+        ],
+    );
+}
+
+#[test]
+fn other_key_spellings_and_calls_inside_reasoning_from_a_configuration_file() {
+    let config = from_file(json!({
+        "name": "mine",
+        "reasoning": [{"open": "<inner>", "close": "</inner>", "calls": true}],
+        "sections": [
+            {"open": "<fn=", "close": "</fn>", "calls": [{
+                "format": "params", "name_end": [">"], "key": "<p=", "key_spellings": ["<param="],
+                "key_end": [{"marker": ">"}], "value_end": "</p>"
+            }]},
+            {"open": "<function=", "close": "</fn>", "calls": [{
+                "format": "params", "name_end": [">"], "key": "<p=", "key_spellings": ["<param="],
+                "key_end": [{"marker": ">"}], "value_end": "</p>"
+            }]}
+        ]
+    }));
+    check(
+        &config,
+        "<inner>Plan.<fn=f><p=a>x</p><param=b>2</p></fn>More.</inner><function=g></fn>Done.",
+        &[
+            "R:Plan.",
+            "S0:f",
+            r#"C0:f:{"a":"x","b":2}"#,
+            "R:More.",
+            "S1:g",
+            "C1:g:{}",
+            "N:Done.",
         ],
     );
 }

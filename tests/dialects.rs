@@ -339,9 +339,6 @@ fn a_20kb_string_parameter_streams_in_pieces_in_every_dialect() {
     use common::dialects::{call, calls_text};
     let body = file_body();
     for dialect in BUILTIN {
-        if common::dialects::WHOLE.contains(&dialect) {
-            continue;
-        }
         let args = serde_json::json!({"path": "notes.txt", "content": body});
         let text = format!(
             "Writing the file.\n{}",

@@ -68,6 +68,7 @@ fn enclose(open: &str, close: &str) -> Enclosure {
     Enclosure {
         open: s(open),
         close: s(close),
+        calls: false,
     }
 }
 
@@ -98,6 +99,7 @@ fn qwen_params() -> Calls {
         call: s("<function="),
         name_end: strings(&[">"]),
         key: s("<parameter="),
+        key_spellings: Vec::new(),
         key_end: vec![key_end(">", ValueKind::Typed)],
         value: None,
         value_end: s("</parameter>"),
@@ -138,6 +140,7 @@ fn dsml_params(tag: &str) -> Calls {
         call: format!("<{tag}invoke name=\""),
         name_end: strings(&["\">"]),
         key: format!("<{tag}parameter name=\""),
+        key_spellings: Vec::new(),
         key_end: vec![
             key_end("\" string=\"true\">", ValueKind::String),
             key_end("\" string=\"false\">", ValueKind::Json),
@@ -160,6 +163,7 @@ fn glm_params() -> Calls {
         call: String::new(),
         name_end: Vec::new(),
         key: s("<arg_key>"),
+        key_spellings: Vec::new(),
         key_end: vec![key_end("</arg_key>", ValueKind::Typed)],
         value: Some(s("<arg_value>")),
         value_end: s("</arg_value>"),
@@ -179,6 +183,7 @@ fn invoke_params(prefix: &str) -> Calls {
         call: format!("<{prefix}invoke name=\""),
         name_end: strings(&["\">"]),
         key: format!("<{prefix}parameter name=\""),
+        key_spellings: Vec::new(),
         key_end: vec![key_end("\">", ValueKind::Typed)],
         value: None,
         value_end: format!("</{prefix}parameter>"),
@@ -540,6 +545,7 @@ pub(super) fn builtin(name: &str) -> Option<Dialect> {
                         call: String::new(),
                         name_end: Vec::new(),
                         key: s("<ifm|arg_key>"),
+                        key_spellings: Vec::new(),
                         key_end: vec![key_end("</ifm|arg_key>", ValueKind::Typed)],
                         value: Some(s("<ifm|arg_value>")),
                         value_end: s("</ifm|arg_value>"),
@@ -589,6 +595,7 @@ fn new_forms(name: &str, mut d: Dialect) -> Option<Dialect> {
                     call: s("<|open|>call"),
                     name_end: strings(&["<|sep|>"]),
                     key: s("<|open|>argument"),
+                    key_spellings: Vec::new(),
                     key_end: vec![key_end("<|sep|>", ValueKind::Typed)],
                     value: None,
                     value_end: s("<|close|>argument<|sep|>"),
@@ -645,7 +652,12 @@ fn new_forms(name: &str, mut d: Dialect) -> Option<Dialect> {
             )];
         }
         "apertus" => {
-            d.reasoning = vec![enclose("<|inner_prefix|>", "<|inner_suffix|>")];
+            // The inner section holds the tool calls (and their outputs)
+            // as well as the thoughts.
+            d.reasoning = vec![Enclosure {
+                calls: true,
+                ..enclose("<|inner_prefix|>", "<|inner_suffix|>")
+            }];
             d.sections = vec![section(
                 "<|tools_prefix|>",
                 Some("<|tools_suffix|>"),
@@ -679,23 +691,26 @@ fn new_forms(name: &str, mut d: Dialect) -> Option<Dialect> {
         "minicpm5" => {
             d.reasoning = think();
             // No wrapper: each call's tag is its section.
-            d.sections = vec![section(
-                "<function name=\"",
-                Some("</function>"),
-                vec![Calls::Params {
-                    call: String::new(),
-                    name_end: strings(&["\">"]),
-                    key: s("<param name=\""),
-                    key_end: vec![key_end("\">", ValueKind::Typed)],
-                    value: None,
-                    value_end: s("</param>"),
-                    end: None,
-                    trim_line_endings: false,
-                    value_type: None,
-                    attributes: None,
-                    cdata: true,
-                }],
-            )];
+            // The peers also read the tags' names run into their
+            // attribute (`<functionname="N">`, `<paramname="K">`).
+            let calls = vec![Calls::Params {
+                call: String::new(),
+                name_end: strings(&["\">"]),
+                key: s("<param name=\""),
+                key_spellings: strings(&["<paramname=\""]),
+                key_end: vec![key_end("\">", ValueKind::Typed)],
+                value: None,
+                value_end: s("</param>"),
+                end: None,
+                trim_line_endings: false,
+                value_type: None,
+                attributes: None,
+                cdata: true,
+            }];
+            d.sections = vec![
+                section("<function name=\"", Some("</function>"), calls.clone()),
+                section("<functionname=\"", Some("</function>"), calls),
+            ];
         }
         _ => return later_form(d),
     }
@@ -721,6 +736,7 @@ fn later_form(mut d: Dialect) -> Option<Dialect> {
                     call: s("<tool_call>"),
                     name_end: strings(&["<tool_sep>"]),
                     key: s("<arg_key>"),
+                    key_spellings: Vec::new(),
                     key_end: vec![key_end("</arg_key>", ValueKind::Typed)],
                     value: Some(s("<arg_value>")),
                     value_end: s("</arg_value>"),
@@ -755,6 +771,7 @@ fn later_form(mut d: Dialect) -> Option<Dialect> {
                         call: s("<atem:invoke name=\""),
                         name_end: strings(&["\">"]),
                         key: s("<atem:parameter name=\""),
+                        key_spellings: Vec::new(),
                         key_end: vec![key_end("\">", ValueKind::Typed)],
                         value: None,
                         value_end: s("</atem:parameter>"),

@@ -62,7 +62,7 @@ impl<R: Copy> Roles<R> {
 pub(crate) enum Form {
     Json {
         name_keys: Arc<[String]>,
-        argument_keys: Vec<String>,
+        argument_keys: Arc<[String]>,
         id_key: Option<String>,
         joiner: Option<String>,
         name_is_key: bool,
@@ -111,9 +111,14 @@ pub(crate) enum Form {
         call: String,
         /// What ends the name.
         name: Roles<BodyMark>,
-        /// What ends the body: the call's end, or the section's closer.
+        /// In the body: a tag's opener (`prefix<`), and the call's end
+        /// and the section's closer where they are not written as tags.
         body: Roles<BodyMark>,
-        prefix: String,
+        /// The call's end and the section's closer where they are written
+        /// as tags (`prefix</invoke>`): told by a tag's whole text.
+        ends: Vec<(String, BodyMark)>,
+        /// `prefix<`.
+        opener: String,
         item: String,
     },
     /// Gemma values (`parser/dialect/section/body.rs`).
@@ -125,7 +130,6 @@ pub(crate) enum Form {
         outside: Roles<BodyMark>,
         /// Inside a string: its end.
         inside: Roles<BodyMark>,
-        string: String,
     },
     Python {
         list: bool,
@@ -162,6 +166,8 @@ pub(crate) enum BodyMark {
     Open,
     /// `}` or `]`.
     Shut,
+    /// A tag's opener (`prefix<`): its name follows.
+    Tag,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -276,7 +282,7 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             array_first: _,
         } => Form::Json {
             name_keys: name_keys.clone().into(),
-            argument_keys: argument_keys.clone(),
+            argument_keys: argument_keys.clone().into(),
             id_key: id_key.clone(),
             joiner: joiner.clone(),
             name_is_key: *name_is_key,
@@ -312,6 +318,7 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             call,
             name_end,
             key,
+            key_spellings,
             key_end,
             value,
             value_end,
@@ -323,6 +330,7 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
         } => {
             let value_type = value_type.as_ref().filter(|_| value.is_some());
             let mut tail = vec![(key.clone(), ParamMark::Key)];
+            tail.extend(key_spellings.iter().map(|k| (k.clone(), ParamMark::Key)));
             if let Some(e) = end {
                 tail.push((e.clone(), ParamMark::End));
             }
@@ -378,20 +386,28 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
             item,
             end,
         } => {
-            let mut body = vec![(end.clone(), BodyMark::End)];
+            let mut ends = vec![(end.clone(), BodyMark::End)];
             if let Some(c) = sec_close {
-                body.push((c.to_owned(), BodyMark::Close));
+                ends.push((c.to_owned(), BodyMark::Close));
             }
             let mut name: Vec<(String, BodyMark)> = name_end
                 .iter()
                 .map(|m| (m.clone(), BodyMark::NameEnd))
                 .collect();
-            name.extend(body.iter().cloned());
+            name.extend(ends.iter().cloned());
+            // In the body every tag is found by its opener and read whole;
+            // the end markers written as tags are told by their text.
+            let opener = format!("{prefix}<");
+            let (as_tags, other): (Vec<_>, Vec<_>) =
+                ends.into_iter().partition(|(m, _)| m.starts_with(&opener));
+            let mut body = vec![(opener.clone(), BodyMark::Tag)];
+            body.extend(other);
             Form::Tags {
                 call: call.clone(),
                 name: Roles::new(name),
                 body: Roles::new(body),
-                prefix: prefix.clone(),
+                ends: as_tags,
+                opener,
                 item: item.clone(),
             }
         }
@@ -413,7 +429,6 @@ fn form(calls: &Calls, sec_close: Option<&str>) -> Form {
                 name: Roles::new(name),
                 outside: Roles::new(outside),
                 inside: Roles::new(vec![(string.clone(), BodyMark::Quote)]),
-                string: string.clone(),
             }
         }
         Calls::Python { list } => Form::Python { list: *list },
@@ -483,6 +498,8 @@ impl Compiled {
     pub(crate) fn new(dialects: &[Arc<Dialect>], calls_in_reasoning: bool) -> Compiled {
         let mut outer: Vec<(String, Outer)> = Vec::new();
         let mut enclosures_raw: Vec<(usize, String)> = Vec::new();
+        // Enclosures whose calls are calls (`Enclosure::calls`), by index.
+        let mut calls_inside: Vec<bool> = Vec::new();
         let mut sections = Vec::new();
         let mut first_json = None;
         let mut first_list = None;
@@ -495,6 +512,7 @@ impl Compiled {
             for e in &d.reasoning {
                 outer.push((e.open.clone(), Outer::Reason(enclosures_raw.len())));
                 enclosures_raw.push((di, e.close.clone()));
+                calls_inside.push(e.calls);
             }
             for s in &d.sections {
                 outer.push((s.open.clone(), Outer::Section(sections.len())));
@@ -600,9 +618,31 @@ impl Compiled {
             pairs.retain(|(m, _)| seen.insert(m.clone()));
             Roles::new(pairs)
         };
+        // The openers of a dialect's sections, read as calls inside its
+        // enclosures whose `calls` is on.
+        let opens: Vec<(usize, String, Inner)> = sections[..bodies]
+            .iter()
+            .enumerate()
+            .filter(|(_, s)| !s.open.is_empty())
+            .map(|(i, s)| (s.dialect, s.open.clone(), Inner::Section(i)))
+            .collect();
+        let opens_of = |di: usize| -> Vec<(String, Inner)> {
+            opens
+                .iter()
+                .filter(|(d, _, _)| *d == di)
+                .map(|(_, m, r)| (m.clone(), *r))
+                .collect()
+        };
         let mut enclosures: Vec<Roles<Inner>> = enclosures_raw
             .iter()
-            .map(|(di, c)| reasoning_set(vec![c.clone()], false, ending_opens(&|d| d == *di)))
+            .zip(&calls_inside)
+            .map(|((di, c), &calls)| {
+                let mut inside = ending_opens(&|d| d == *di);
+                if calls {
+                    inside.extend(opens_of(*di));
+                }
+                reasoning_set(vec![c.clone()], false, inside)
+            })
             .collect();
         let closes: Vec<Vec<String>> = enclosures_raw
             .iter()
@@ -664,11 +704,11 @@ impl Compiled {
             }
         });
         all_closes.dedup();
-        let any_close = reasoning_set(
-            all_closes.clone(),
-            harmony.is_some(),
-            ending_opens(&|_| true),
-        );
+        let mut inside_any = ending_opens(&|_| true);
+        for ((di, _), _) in enclosures_raw.iter().zip(&calls_inside).filter(|(_, &c)| c) {
+            inside_any.extend(opens_of(*di));
+        }
+        let any_close = reasoning_set(all_closes.clone(), harmony.is_some(), inside_any);
         Compiled {
             dialects: dialects.to_vec(),
             outer: Roles::new(outer),

@@ -33,6 +33,7 @@ pub(crate) mod gemma;
 pub(crate) mod suffix;
 pub(crate) mod tags;
 pub mod tools;
+pub(crate) mod tree;
 pub(crate) mod value;
 
 pub use builtin::BUILTIN;
@@ -112,6 +113,17 @@ pub struct Enclosure {
     pub open: String,
     /// The closing marker.
     pub close: String,
+    /// Calls written inside are calls, and the reasoning goes on to its
+    /// closer after them, as `calls_in_reasoning` makes it for every
+    /// enclosure (Apertus writes its tool calls, and their outputs, inside
+    /// `<|inner_prefix|>` … `<|inner_suffix|>`).
+    ///
+    /// ```
+    /// let d = actionstream::dialect::Dialect::builtin("apertus").unwrap();
+    /// assert!(d.reasoning[0].calls);
+    /// ```
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub calls: bool,
 }
 
 /// A call section: an opening marker, the calls, and a closing marker if
@@ -137,6 +149,9 @@ pub struct Section {
 }
 
 /// How the calls in a section are written.
+// A descriptor, made a few times per configuration: the size of its largest
+// form does not matter, and boxing it would change the public fields' types.
+#[allow(clippy::large_enum_variant)]
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(tag = "format", rename_all = "snake_case", deny_unknown_fields)]
 pub enum Calls {
@@ -213,6 +228,17 @@ pub enum Calls {
         name_end: Vec<String>,
         /// The marker before a parameter's key.
         key: String,
+        /// Other spellings of `key`, read as it is (MiniCPM5 writes
+        /// `<paramname="` for `<param name="` too).
+        ///
+        /// ```
+        /// use actionstream::dialect::{Calls, Dialect};
+        /// let d = Dialect::builtin("minicpm5").unwrap();
+        /// let Calls::Params { key_spellings, .. } = &d.sections[0].calls[0] else { panic!() };
+        /// assert_eq!(key_spellings, &["<paramname=\""]);
+        /// ```
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        key_spellings: Vec<String>,
         /// The markers that may end a key, each with what it says about
         /// the value.
         key_end: Vec<KeyEnd>,
@@ -249,9 +275,12 @@ pub enum Calls {
     },
     /// Parameters named by their tags, every tag written after `prefix`
     /// (MiniMax M3): `call` NAME `name_end` then `prefix<K>V prefix</K>`…
-    /// `end`. A value holding tags is an object (a key written twice gathers
-    /// its values in an array), one holding only `item` tags an array; any
-    /// other value is raw text, typed by the schema.
+    /// `end`. A value holding tags is an object, one whose tags are `item`
+    /// tags an array; any other value is raw text, typed by the schema.
+    /// The parameters stream as they are written (an object or array
+    /// parameter whole when it closes; inside it a key written twice
+    /// gathers its values in an array); a parameter written twice is
+    /// invalid, its first value having gone out already.
     Tags {
         /// The marker before each call.
         call: String,

@@ -73,6 +73,7 @@ fn calls(c: &Calls, lead: &str) -> Calls {
             call,
             name_end,
             key,
+            key_spellings,
             key_end,
             value,
             value_end,
@@ -82,6 +83,7 @@ fn calls(c: &Calls, lead: &str) -> Calls {
             *call = m(call);
             *name_end = name_end.iter().map(m).collect();
             *key = m(key);
+            *key_spellings = key_spellings.iter().map(m).collect();
             *key_end = key_end
                 .iter()
                 .map(|k| KeyEnd {

@@ -1,39 +1,220 @@
 //! Parameters named by their tags (MiniMax M3): a call's body
 //! `P<city>Paris P</city> P<tags>P<item>a P</item>P</tags>` read into its
-//! arguments. A value holding tags is an object (a key written twice
-//! gathers its values in an array), one holding only `item` tags an array;
-//! any other value is raw text, typed by the schema as raw values are.
+//! arguments as it streams. A value holding tags is an object, one whose
+//! first tag is `item` an array (of `item` tags only); any other value is
+//! raw text, typed by the schema as raw values are. The parameters stream
+//! as they are written; an object or array parameter goes out whole when
+//! it closes, and inside it a key written twice gathers its values in an
+//! array (as the peers read it). A parameter written twice is an error:
+//! its first value has gone out as an argument delta already (as a JSON
+//! call's arguments key written twice is).
 //!
 //! Hand-written: the tags are not XML (every one follows a prefix token,
 //! values are not escaped), so an XML crate would refuse or mangle them.
-//! Nesting is kept on an explicit stack and limited by the configured
-//! depth, so no input can overflow the call stack.
+//! The parser's engine finds the tags as the text streams and hands them
+//! here with the text between; [`TagsReader`] says what they are to the
+//! argument [`Tree`], which writes the JSON as it grows. Nesting is kept
+//! on an explicit stack held to the configured depth, so no input can
+//! overflow the call stack.
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
-use super::value::{convert, property_type, schema_type, ValueType};
+use super::tree::{LeafKind, Tree};
 use crate::event::{ActionError, ErrorKind};
 
-/// A value read from the tags, before typing.
-#[derive(Debug)]
-enum Node {
-    Text(String),
-    Object(Vec<(String, Node)>),
-    Array(Vec<Node>),
+/// What an open tag holds so far.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Holds {
+    /// Nothing but white space (kept in [`TagsReader::space`]).
+    Nothing,
+    /// Text: it is a leaf.
+    Text,
+    /// Tags: an object, or an array of `item` tags.
+    Tags { array: bool },
 }
 
-/// An open tag: its key and what it holds so far.
-struct Frame {
+/// An open tag.
+#[derive(Debug)]
+struct Open {
     key: String,
-    text: String,
-    children: Vec<(String, Node)>,
+    holds: Holds,
+}
+
+/// A call's arguments written as tags, read as they stream (see the
+/// module docs). Each method appends the JSON it settles to `out`.
+#[derive(Debug)]
+pub(crate) struct TagsReader {
+    tree: Tree,
+    stack: Vec<Open>,
+    /// White space in the innermost tag before anything else came.
+    space: String,
+    item: String,
+    max_depth: usize,
+}
+
+/// Whether `name` can be a tag's name (`<name>`, `</name>`).
+pub(crate) fn name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':')
+}
+
+impl TagsReader {
+    /// The reader of a call's body, typed by its `schema`; array members
+    /// are tagged `item`; the root's `{` goes to `out`.
+    pub(crate) fn new(
+        schema: Option<Value>,
+        item: &str,
+        max_depth: usize,
+        strict: bool,
+        out: &mut String,
+    ) -> TagsReader {
+        TagsReader {
+            tree: Tree::new(schema, strict, 1, true, out),
+            stack: Vec::new(),
+            space: String::new(),
+            item: item.to_owned(),
+            max_depth,
+        }
+    }
+
+    fn stray(&mut self, text: &str) {
+        let excerpt: String = text.trim().chars().take(40).collect();
+        self.tree
+            .fail(format!("unexpected text beside the tags: `{excerpt}`"));
+    }
+
+    /// Text between tags.
+    pub(crate) fn text(&mut self, t: &str, out: &mut String) {
+        if self.tree.over() || t.is_empty() {
+            return;
+        }
+        let Some(top) = self.stack.last_mut() else {
+            if !t.trim().is_empty() {
+                self.stray(t);
+            }
+            return;
+        };
+        match top.holds {
+            Holds::Text => self.tree.leaf_more(t, out),
+            Holds::Nothing if t.trim().is_empty() => self.space.push_str(t),
+            Holds::Nothing => {
+                top.holds = Holds::Text;
+                self.tree.leaf_begin(LeafKind::Raw, out);
+                let space = std::mem::take(&mut self.space);
+                self.tree.leaf_more(&space, out);
+                self.tree.leaf_more(t, out);
+            }
+            Holds::Tags { .. } if t.trim().is_empty() => {}
+            Holds::Tags { .. } => self.stray(t),
+        }
+    }
+
+    /// An opening tag `<name>`.
+    pub(crate) fn open(&mut self, name: &str, out: &mut String) {
+        if self.tree.over() {
+            return;
+        }
+        if self.stack.len() >= self.max_depth {
+            let max = self.max_depth;
+            self.tree
+                .fail(format!("the arguments nest deeper than the limit of {max}"));
+            return;
+        }
+        let item = name == self.item;
+        match self.stack.last_mut() {
+            None => {}
+            Some(top) => match top.holds {
+                Holds::Nothing => {
+                    self.space.clear();
+                    top.holds = Holds::Tags { array: item };
+                    self.tree.open(!item, out);
+                }
+                Holds::Text => {
+                    let text = self.tree.leaf_text().to_owned();
+                    return self.stray(&text);
+                }
+                Holds::Tags { array: true } if !item => {
+                    let item = self.item.clone();
+                    self.tree
+                        .fail(format!("a tag `<{name}>` among `<{item}>` tags"));
+                    return;
+                }
+                Holds::Tags { .. } => {}
+            },
+        }
+        let in_array = matches!(
+            self.stack.last(),
+            Some(Open {
+                holds: Holds::Tags { array: true },
+                ..
+            })
+        );
+        if !in_array {
+            // A parameter written twice: its first value has gone out.
+            if self.stack.is_empty() && self.tree.has_key(name) {
+                self.tree.key(name.to_owned(), &mut String::new());
+                self.tree.fail(format!(
+                    "the parameter `{name}` is written twice (an array is written as `<{}>` tags)",
+                    self.item
+                ));
+                return;
+            }
+            self.tree.key(name.to_owned(), out);
+        }
+        self.stack.push(Open {
+            key: name.to_owned(),
+            holds: Holds::Nothing,
+        });
+    }
+
+    /// A closing tag `</name>`.
+    pub(crate) fn close(&mut self, name: &str, out: &mut String) {
+        if self.tree.over() {
+            return;
+        }
+        let Some(top) = self.stack.pop() else {
+            self.tree
+                .fail(format!("a closing tag `</{name}>` with no tag open"));
+            return;
+        };
+        if top.key != name {
+            let want = top.key.clone();
+            self.stack.push(top);
+            self.tree
+                .fail(format!("expected `</{want}>`, found `</{name}>`"));
+            return;
+        }
+        match top.holds {
+            Holds::Nothing => {
+                self.tree.leaf_begin(LeafKind::Raw, out);
+                let space = std::mem::take(&mut self.space);
+                self.tree.leaf_more(&space, out);
+                self.tree.leaf_end(out);
+            }
+            Holds::Text => self.tree.leaf_end(out),
+            Holds::Tags { .. } => self.tree.close(out),
+        }
+    }
+
+    /// The call's end: the arguments, or why they cannot be read.
+    pub(crate) fn end(mut self, out: &mut String) -> Result<Value, ActionError> {
+        if !self.tree.over() {
+            if let Some(top) = self.stack.last() {
+                let e = ActionError::new(
+                    ErrorKind::CutOff,
+                    self.tree.path(),
+                    format!("the tag `<{}>` was never closed", top.key),
+                );
+                return Err(e);
+            }
+            self.tree.close(out);
+        }
+        self.tree.finish()
+    }
 }
 
 /// The arguments written in `body` (the text between the call's name and
-/// its end marker): every tag follows `prefix`, array members are tagged
-/// `item`; `schema` (the call's parameters) types the leaves. Nesting
-/// deeper than `max_depth` is an error, as is a closing tag that does not
-/// match, or text beside tags.
+/// its end marker), read whole: every tag follows `prefix`.
+#[cfg(test)]
 pub(crate) fn arguments(
     body: &str,
     prefix: &str,
@@ -42,197 +223,46 @@ pub(crate) fn arguments(
     max_depth: usize,
     strict: bool,
 ) -> Result<Value, ActionError> {
-    let mut stack: Vec<Frame> = vec![Frame {
-        key: String::new(),
-        text: String::new(),
-        children: Vec::new(),
-    }];
-    let mut rest = body;
+    let mut out = String::new();
+    let mut r = TagsReader::new(schema.cloned(), item, max_depth, strict, &mut out);
     let opener = format!("{prefix}<");
-    while !rest.is_empty() {
-        let Some((at, tag, closing, after)) = next_tag(rest, &opener) else {
-            push_text(&mut stack, rest);
-            break;
+    let mut rest = body;
+    let mut text_from = 0;
+    let mut at = 0;
+    while let Some(i) = rest[at..].find(&opener) {
+        let start = at + i;
+        let inner = &rest[start + opener.len()..];
+        let (closing, name_at) = match inner.strip_prefix('/') {
+            Some(_) => (true, 1),
+            None => (false, 0),
         };
-        push_text(&mut stack, &rest[..at]);
-        rest = after;
-        if !closing {
-            if stack.len() > max_depth {
-                return Err(ActionError::new(
-                    ErrorKind::Syntax,
-                    path(&stack),
-                    format!("the arguments nest deeper than the limit of {max_depth}"),
-                ));
+        let n = inner.as_bytes()[name_at..]
+            .iter()
+            .take_while(|&&b| name_byte(b))
+            .count();
+        if n > 0 && inner.as_bytes().get(name_at + n) == Some(&b'>') {
+            r.text(&rest[text_from..start], &mut out);
+            let name = &inner[name_at..name_at + n];
+            if closing {
+                r.close(name, &mut out);
+            } else {
+                r.open(name, &mut out);
             }
-            stack.push(Frame {
-                key: tag.to_owned(),
-                text: String::new(),
-                children: Vec::new(),
-            });
-            continue;
-        }
-        let Some(top) = stack.pop().filter(|_| !stack.is_empty()) else {
-            return Err(ActionError::new(
-                ErrorKind::Syntax,
-                "",
-                format!("a closing tag `</{tag}>` with no tag open"),
-            ));
-        };
-        if top.key != tag {
-            let at = path_with(&stack, &top.key);
-            return Err(ActionError::new(
-                ErrorKind::Syntax,
-                at,
-                format!("expected `</{}>`, found `</{tag}>`", top.key),
-            ));
-        }
-        let node = close(top, &stack, item)?;
-        if let Some(parent) = stack.last_mut() {
-            parent.children.push((tag.to_owned(), node));
+            let next = start + opener.len() + name_at + n + 1;
+            rest = &rest[next..];
+            text_from = 0;
+            at = 0;
+        } else {
+            at = start + opener.len();
         }
     }
-    if stack.len() > 1 {
-        let key = stack.last().map(|f| f.key.clone()).unwrap_or_default();
-        return Err(ActionError::new(
-            ErrorKind::CutOff,
-            path(&stack),
-            format!("the tag `<{key}>` was never closed"),
-        ));
+    r.text(&rest[text_from..], &mut out);
+    let v = r.end(&mut out);
+    if let Ok(v) = &v {
+        // The pieces written are the arguments' JSON.
+        assert_eq!(&serde_json::from_str::<Value>(&out).unwrap(), v, "{out}");
     }
-    let Some(root) = stack.pop() else {
-        return Ok(Value::Object(Map::new()));
-    };
-    if !root.text.trim().is_empty() {
-        return Err(stray(&root.text, ""));
-    }
-    let mut out = Map::new();
-    for (key, node) in gather(root.children) {
-        let sub = schema
-            .and_then(|s| s.get("properties"))
-            .and_then(|p| p.get(&key));
-        let ty = property_type(schema, &key);
-        out.insert(key, typed(node, ty, sub, strict));
-    }
-    Ok(Value::Object(out))
-}
-
-/// The next tag in `text`: where it starts, its name, whether it closes,
-/// and the text after it.
-fn next_tag<'a>(text: &'a str, opener: &str) -> Option<(usize, &'a str, bool, &'a str)> {
-    let mut from = 0;
-    while let Some(i) = text[from..].find(opener) {
-        let at = from + i;
-        let inner = &text[at + opener.len()..];
-        let (closing, inner) = match inner.strip_prefix('/') {
-            Some(r) => (true, r),
-            None => (false, inner),
-        };
-        if let Some(end) = inner.find('>') {
-            let name = &inner[..end];
-            if !name.is_empty()
-                && name
-                    .bytes()
-                    .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.' | b':'))
-            {
-                return Some((at, name, closing, &inner[end + 1..]));
-            }
-        }
-        from = at + opener.len();
-    }
-    None
-}
-
-fn push_text(stack: &mut [Frame], text: &str) {
-    if let Some(top) = stack.last_mut() {
-        top.text.push_str(text);
-    }
-}
-
-/// The dotted path of the open tags.
-fn path(stack: &[Frame]) -> String {
-    stack
-        .iter()
-        .skip(1)
-        .map(|f| f.key.as_str())
-        .collect::<Vec<_>>()
-        .join(".")
-}
-
-fn path_with(stack: &[Frame], key: &str) -> String {
-    let p = path(stack);
-    if p.is_empty() {
-        key.to_owned()
-    } else {
-        format!("{p}.{key}")
-    }
-}
-
-fn stray(text: &str, at: &str) -> ActionError {
-    let excerpt: String = text.trim().chars().take(40).collect();
-    ActionError::new(
-        ErrorKind::Syntax,
-        at,
-        format!("unexpected text beside the tags: `{excerpt}`"),
-    )
-}
-
-/// A closed tag as a value.
-fn close(frame: Frame, stack: &[Frame], item: &str) -> Result<Node, ActionError> {
-    if frame.children.is_empty() {
-        return Ok(Node::Text(frame.text));
-    }
-    if !frame.text.trim().is_empty() {
-        return Err(stray(&frame.text, &path_with(stack, &frame.key)));
-    }
-    if frame.children.iter().all(|(k, _)| k == item) {
-        return Ok(Node::Array(
-            frame.children.into_iter().map(|(_, n)| n).collect(),
-        ));
-    }
-    Ok(Node::Object(frame.children))
-}
-
-/// Children with a key written twice gathered into an array, in order.
-fn gather(children: Vec<(String, Node)>) -> Vec<(String, Node)> {
-    let mut out: Vec<(String, Node)> = Vec::new();
-    for (key, node) in children {
-        match out.iter_mut().find(|(k, _)| *k == key) {
-            Some((_, Node::Array(xs))) => xs.push(node),
-            Some((_, existing)) => {
-                let first = std::mem::replace(existing, Node::Array(Vec::new()));
-                *existing = Node::Array(vec![first, node]);
-            }
-            None => out.push((key, node)),
-        }
-    }
-    out
-}
-
-/// A node as JSON; `schema` is its own schema, `ty` its leaf type.
-fn typed(node: Node, ty: ValueType, schema: Option<&Value>, strict: bool) -> Value {
-    match node {
-        Node::Text(t) => convert(&t, ty, strict),
-        Node::Array(xs) => {
-            let items = schema.and_then(|s| s.get("items"));
-            let ty = items.map_or(ValueType::Untyped, |i| schema_type(i, 0));
-            Value::Array(
-                xs.into_iter()
-                    .map(|n| typed(n, ty, items, strict))
-                    .collect(),
-            )
-        }
-        Node::Object(children) => {
-            let mut out = Map::new();
-            for (key, node) in gather(children) {
-                let sub = schema
-                    .and_then(|s| s.get("properties"))
-                    .and_then(|p| p.get(&key));
-                let ty = property_type(schema, &key);
-                out.insert(key, typed(node, ty, sub, strict));
-            }
-            Value::Object(out)
-        }
-    }
+    v
 }
 
 #[cfg(test)]
@@ -247,22 +277,36 @@ mod tests {
     }
 
     #[test]
-    fn leaves_objects_arrays_and_repeats() {
-        let v = read(
-            "~<a>1~</a>~<o>~<k>x~</k>~<k>y~</k>~</o>~<l>~<item>p~</item>~<item>q~</item>~</l>",
-        )
-        .unwrap();
-        assert_eq!(v, json!({"a": 1, "o": {"k": ["x", "y"]}, "l": ["p", "q"]}));
+    fn a_key_written_twice_inside_a_parameter_gathers() {
+        let v = read("~<o>~<k>x~</k>~<j>1~</j>~<k>y~</k>~</o>").unwrap();
+        assert_eq!(v, json!({"o": {"k": ["x", "y"], "j": 1}}));
     }
 
     #[test]
-    fn mismatches_depth_and_stray_text_are_errors() {
+    fn leaves_objects_and_arrays() {
+        let v = read(
+            "~<a>1~</a>~<o>~<k>x~</k>~<j> y ~</j>~</o>~<l>~<item>p~</item>~<item>q~</item>~</l>~<e>~</e>",
+        )
+        .unwrap();
+        assert_eq!(
+            v,
+            json!({"a": 1, "o": {"k": "x", "j": " y "}, "l": ["p", "q"], "e": ""})
+        );
+    }
+
+    #[test]
+    fn mismatches_depth_repeats_and_stray_text_are_errors() {
         let e = read("~<a>1~</b>").unwrap_err();
         assert_eq!(e.path, "a");
         let deep = "~<a>".repeat(20);
         assert!(read(&deep).unwrap_err().message.contains("deeper"));
         assert!(read("hello ~<a>1~</a>").is_err());
         assert!(read("~<a>1").unwrap_err().message.contains("never closed"));
+        let e = read("~<k>x~</k>~<k>y~</k>").unwrap_err();
+        assert!(e.message.contains("twice"), "{e:?}");
+        assert_eq!(e.path, "k");
+        let e = read("~<l>~<item>1~</item>~<x>2~</x>~</l>").unwrap_err();
+        assert_eq!(e.path, "l[1]", "{e:?}");
     }
 
     #[test]

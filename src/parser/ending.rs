@@ -429,7 +429,7 @@ fn object_action(
     named: Option<(NameKey, &str)>,
     name_alone: bool,
     no_discriminator_key: bool,
-    args_at: &[(&'static str, usize)],
+    args_at: &[(std::borrow::Cow<'static, str>, usize)],
     cfg: &Config,
     discriminators: &[String],
 ) -> Shaped {
@@ -487,8 +487,8 @@ fn object_action(
         let at = |field: &str| {
             args_at
                 .iter()
-                .find(|(k, _)| *k == field)
-                .map_or(0, |&(_, at)| at)
+                .find(|(k, _)| k == field)
+                .map_or(0, |(_, at)| *at)
         };
         Ok((
             args,

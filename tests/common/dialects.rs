@@ -36,16 +36,6 @@ pub const RAW: [&str; 17] = [
     "muse_glimmer",
 ];
 
-/// The dialects whose arguments go out whole when the call ends (their
-/// forms read a call's body whole; Inkling's arguments key `args` is none
-/// the JSON scanner streams), not streamed as they are written.
-pub const WHOLE: [&str; 5] = [
-    "minimax_m3",
-    "gemma4",
-    "function_gemma",
-    "apertus",
-    "inkling",
-];
 
 /// The `C0:name:{args}` summary lines of `calls`, ids from `first`.
 pub fn complete_lines(calls: &[Call], first: usize) -> Vec<String> {

@@ -187,7 +187,12 @@ impl JsonScanner {
             }
             Capture::ActionKey => {
                 let k = text;
-                let class = self.key_class(&k);
+                let class = if self.name_is_key && self.first_key {
+                    self.key_names(&k);
+                    KeyClass::CallName
+                } else {
+                    self.key_class(&k)
+                };
                 self.set_key(k);
                 self.key_read(class);
                 self.first_key = false;
@@ -261,7 +266,30 @@ impl JsonScanner {
             {
                 KeyClass::Actions
             }
-            KeyRole::Other => KeyClass::Other,
+            KeyRole::Other => match self.arg_keys.iter().position(|a| a == key) {
+                Some(i) => u16::try_from(i).map_or(KeyClass::Other, KeyClass::Extra),
+                None => KeyClass::Other,
+            },
+        }
+    }
+
+    /// The first key of the action object on top of the stack names it
+    /// (see [`JsonScanner::set_call_keys`]): certain at once.
+    fn key_names(&mut self, key: &str) {
+        let Some(Frame {
+            role: Role::Action(slot),
+            ..
+        }) = self.stack.last().copied()
+        else {
+            return;
+        };
+        let idx = slot as usize;
+        if let Some(s) = self.slots.get_mut(idx) {
+            if s.name.is_none() {
+                s.name = Some(key.to_owned());
+                s.name_key = Some(NameKey::Name);
+                self.named.push(idx);
+            }
         }
     }
 

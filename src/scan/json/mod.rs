@@ -56,6 +56,8 @@
 //! only counts bytes. [`JsonScanner::finish_value`] ends a number that was
 //! waiting for a delimiter and reports whether the JSON is at rest.
 
+use std::borrow::Cow;
+
 use serde_json::{Map, Value};
 
 use super::naming::{NameKey, Namer, Naming};
@@ -180,6 +182,12 @@ enum KeyClass {
     Naming(NameKey),
     Args(&'static str),
     ArgsOrInput(&'static str),
+    /// One of the extra arguments keys (see
+    /// [`JsonScanner::set_call_keys`]), by its place in the list.
+    Extra(u16),
+    /// The first key of a call object whose key is its name: its value
+    /// holds the arguments.
+    CallName,
     Actions,
 }
 
@@ -252,6 +260,11 @@ pub(crate) struct JsonScanner {
     /// named it when that is certain first (see
     /// [`Self::set_leave_name_key`]).
     leave_name_key: bool,
+    /// More keys that hold an action object's arguments (a dialect's
+    /// `argument_keys` beyond `arguments`, `parameters` and `input`).
+    arg_keys: std::sync::Arc<[String]>,
+    /// An action object's first key names it and holds its arguments.
+    name_is_key: bool,
 }
 
 /// Strict mode's word for a single-quoted key.
@@ -302,7 +315,20 @@ impl JsonScanner {
             str_from: usize::MAX,
             num_from: 0,
             leave_name_key: false,
+            arg_keys: std::sync::Arc::from(Vec::new()),
+            name_is_key: false,
         }
+    }
+
+    /// How a dialect's call objects are written (`Calls::Json`): more keys
+    /// that hold the arguments (Inkling's `args`), and whether an object's
+    /// first key is its name, the key's value its arguments (Apertus:
+    /// `{"N": {…}}`). Either way the name is certain when the key is read
+    /// and [`Slot::args_out`] says where the arguments begin, so they can
+    /// stream. Set before the first piece, like [`Self::set_copy`].
+    pub fn set_call_keys(&mut self, arg_keys: std::sync::Arc<[String]>, name_is_key: bool) {
+        self.arg_keys = arg_keys;
+        self.name_is_key = name_is_key;
     }
 
     /// Whether to build each action object without the key that named it
@@ -808,21 +834,29 @@ impl JsonScanner {
             })
         );
         let key = if in_action { self.key } else { KeyClass::Other };
-        if let (
-            KeyClass::Args(k) | KeyClass::ArgsOrInput(k),
-            Some(Frame {
-                role: Role::Action(slot),
-                ..
-            }),
-        ) = (key, top)
+        if let Some(Frame {
+            role: Role::Action(slot),
+            ..
+        }) = top
         {
-            let at = self.pos + self.cursor;
-            let out_at = self.out.len();
-            if let Some(s) = self.slots.get_mut(slot as usize) {
-                if s.args_at.is_empty() {
-                    s.args_out = Some(out_at);
+            let k: Option<Cow<'static, str>> = match key {
+                KeyClass::Args(k) | KeyClass::ArgsOrInput(k) => Some(Cow::Borrowed(k)),
+                KeyClass::Extra(i) => self
+                    .arg_keys
+                    .get(usize::from(i))
+                    .map(|k| Cow::Owned(k.clone())),
+                KeyClass::CallName => Some(Cow::Borrowed("")),
+                _ => None,
+            };
+            if let Some(k) = k {
+                let at = self.pos + self.cursor;
+                let out_at = self.out.len();
+                if let Some(s) = self.slots.get_mut(slot as usize) {
+                    if s.args_at.is_empty() {
+                        s.args_out = Some(out_at);
+                    }
+                    s.args_at.push((k, at));
                 }
-                s.args_at.push((k, at));
             }
         }
         if b == b'[' && key == KeyClass::Actions {

@@ -3,6 +3,8 @@
 //! arguments begin, its built value, its extent). The scanner in
 //! [`super`] fills slots as it reads; the parser reads them here.
 
+use std::borrow::Cow;
+
 use serde_json::Value;
 
 use crate::scan::naming::{NameKey, Namer};
@@ -14,9 +16,10 @@ pub(crate) struct Slot {
     pub(super) name: Option<String>,
     /// The key that gave the name.
     pub(super) name_key: Option<NameKey>,
-    /// Where the values of `arguments`, `parameters` and `input` begin
-    /// (offsets in the scanned text), for repair positions.
-    pub(super) args_at: Vec<(&'static str, usize)>,
+    /// Where the values of `arguments`, `parameters` and `input` (and a
+    /// dialect's arguments keys) begin (offsets in the scanned text), for
+    /// repair positions.
+    pub(super) args_at: Vec<(Cow<'static, str>, usize)>,
     /// Where the value of the first of those begins in the repaired copy.
     pub(super) args_out: Option<usize>,
     /// The value, built as it was scanned, once closed.
@@ -49,7 +52,7 @@ impl Slot {
     }
 
     /// Where the values of `arguments`, `parameters` and `input` begin.
-    pub fn args_at(&self) -> &[(&'static str, usize)] {
+    pub fn args_at(&self) -> &[(Cow<'static, str>, usize)] {
         &self.args_at
     }
 

@@ -1,12 +1,21 @@
-//! Body forms: a name, then a body read whole and made into arguments at
-//! its end: parameters named by their tags (`minimax_m3`) and Gemma values
-//! (`gemma4`, `function_gemma`). The body's end is found as it streams
-//! (the call's end marker, or Gemma's closing brace, with the nesting
-//! counted and held to the depth limit); the arguments go out when it
-//! ends.
+//! Body forms: a name, then a body read as it streams and made into
+//! arguments: Gemma values (`gemma4`, `function_gemma`), their JSON sent
+//! as argument deltas as it is written; parameters named by their tags
+//! (`minimax_m3`), read at the body's end. The body's end is found as it
+//! streams (the call's end marker, or Gemma's closing brace, with the
+//! nesting counted and held to the depth limit).
 
 use super::*;
 use crate::dialect::compiled::BodyMark;
+use crate::dialect::gemma::GemmaReader;
+use crate::dialect::tags::{name_byte, TagsReader};
+
+/// The reader of a body form's call.
+#[derive(Debug)]
+pub(in crate::parser::dialect) enum BodyReader {
+    Gemma(GemmaReader),
+    Tags(TagsReader),
+}
 
 impl DialectMachine {
     /// A body form's call marker was found: its name follows.
@@ -39,20 +48,35 @@ impl DialectMachine {
             ..Call::default()
         });
         match (role, form) {
-            (BodyMark::NameEnd, Form::Tags { body, .. }) => {
+            (BodyMark::NameEnd, Form::Tags { body, item, .. }) => {
                 self.ms = body.set.begin();
+                let schema = self.call_schema_of(sec);
+                let mut out = String::new();
+                let cfg = &self.shared.cfg;
+                let reader = TagsReader::new(schema, item, cfg.max_depth, cfg.strict, &mut out);
+                sec.body = Some(Box::new(BodyReader::Tags(reader)));
+                self.body_send(sec, &out, emit);
                 sec.read = Read::Body {
                     from: to,
                     depth: 0,
                     quoted: false,
+                    fed: to,
+                    tag: None,
                 };
             }
             (BodyMark::NameEnd, Form::Gemma { outside, .. }) => {
                 self.ms = outside.set.begin();
+                let schema = self.call_schema_of(sec);
+                let mut out = String::new();
+                let reader = GemmaReader::new(schema, self.shared.cfg.strict, &mut out);
+                sec.body = Some(Box::new(BodyReader::Gemma(reader)));
+                self.body_send(sec, &out, emit);
                 sec.read = Read::Body {
                     from: to,
                     depth: 1,
                     quoted: false,
+                    fed: to,
+                    tag: None,
                 };
             }
             (BodyMark::End, _) => {
@@ -75,75 +99,188 @@ impl DialectMachine {
             from,
             depth,
             quoted,
+            fed,
+            tag,
         } = sec.read
         else {
             return Flow::Go;
         };
-        let tool = sec.calls.last().and_then(|c| c.name.clone());
-        let shared = self.shared.clone();
-        let schema = tool.as_deref().and_then(|t| shared.cfg.call_schema(t));
-        let strict = self.shared.cfg.strict;
         match form {
             Form::Tags {
-                body, prefix, item, ..
+                body, ends, opener, ..
             } => {
-                let Some((role, at, to)) = self.seek(body) else {
+                let mut out = String::new();
+                if let Some(tag_at) = tag {
+                    // A tag's name, from `pos`: name bytes (after a `/`
+                    // right after the opener) up to `>`.
+                    let name_at = tag_at + opener.len();
+                    let end = self.end();
+                    let bytes = &self.buf.as_bytes()[self.pos - self.base..end - self.base];
+                    let mut stop = None;
+                    for (i, &b) in bytes.iter().enumerate() {
+                        let at = self.pos + i;
+                        let ok = name_byte(b) || (b == b'/' && at == name_at);
+                        if !ok {
+                            stop = Some((
+                                at,
+                                b == b'>'
+                                    && at
+                                        > name_at
+                                            + usize::from(self.text(name_at, at).starts_with('/')),
+                            ));
+                            break;
+                        }
+                    }
+                    let Some((at, is_tag)) = stop else {
+                        self.pos = end;
+                        return Flow::Wait;
+                    };
+                    self.ms = body.set.begin();
+                    if !is_tag {
+                        // No tag: its opener is text, read on from `at`.
+                        self.pos = at;
+                        if let Read::Body { tag: t, .. } = &mut sec.read {
+                            *t = None;
+                        }
+                        return Flow::Go;
+                    }
+                    let to = at + 1;
+                    self.pos = to;
+                    let whole = self.text(tag_at, to);
+                    match ends.iter().find(|(m, _)| m == whole).map(|(_, r)| *r) {
+                        Some(BodyMark::End) => return self.tags_end(sec, &mut out, emit),
+                        Some(_) => {
+                            sec.body = None;
+                            return self.body_cut(
+                                sec,
+                                to,
+                                "the section closed inside the call",
+                                emit,
+                            );
+                        }
+                        None => {}
+                    }
+                    let name = self.text(name_at, at);
+                    if let Some(BodyReader::Tags(r)) = sec.body.as_deref_mut() {
+                        match name.strip_prefix('/') {
+                            Some(n) => r.close(n, &mut out),
+                            None => r.open(name, &mut out),
+                        }
+                    }
+                    self.body_send(sec, &out, emit);
+                    if let Read::Body { tag: t, fed: f, .. } = &mut sec.read {
+                        (*t, *f) = (None, to);
+                    }
+                    return Flow::Go;
+                }
+                let found = self.seek(body);
+                let upto = match found {
+                    Some((_, at, _)) => at,
+                    None => self.pos - body.set.held(&self.ms),
+                };
+                if let (Some(BodyReader::Tags(r)), true) = (sec.body.as_deref_mut(), upto > fed) {
+                    r.text(self.text(fed, upto), &mut out);
+                }
+                let fed = upto.max(fed);
+                if let Read::Body { fed: f, .. } = &mut sec.read {
+                    *f = fed;
+                }
+                let Some((role, at, to)) = found else {
+                    self.body_send(sec, &out, emit);
                     return Flow::Wait;
                 };
-                if role == BodyMark::Close {
-                    return self.body_cut(sec, to, "the section closed inside the call", emit);
+                match role {
+                    BodyMark::Tag => {
+                        self.body_send(sec, &out, emit);
+                        if let Read::Body { tag: t, .. } = &mut sec.read {
+                            *t = Some(at);
+                        }
+                    }
+                    BodyMark::End => return self.tags_end(sec, &mut out, emit),
+                    _ => {
+                        sec.body = None;
+                        return self.body_cut(sec, to, "the section closed inside the call", emit);
+                    }
                 }
-                let max = self.shared.cfg.max_depth;
-                let args = crate::dialect::tags::arguments(
-                    self.text(from, at),
-                    prefix,
-                    item,
-                    schema.as_deref(),
-                    max,
-                    strict,
-                );
-                self.body_done(sec, args, emit);
             }
             Form::Gemma {
-                outside,
-                inside,
-                string,
-                ..
+                outside, inside, ..
             } => {
                 let roles = if quoted { inside } else { outside };
-                let Some((role, at, to)) = self.seek(roles) else {
+                let found = self.seek(roles);
+                // The text before the marker found, or all that can no
+                // longer begin one, goes to the reader.
+                let upto = match found {
+                    Some((_, at, _)) => at,
+                    None => self.pos - roles.set.held(&self.ms),
+                };
+                let mut out = String::new();
+                if let (Some(BodyReader::Gemma(r)), true) = (sec.body.as_deref_mut(), upto > fed) {
+                    r.text(self.text(fed, upto), &mut out);
+                }
+                let Some((role, at, to)) = found else {
+                    self.body_send(sec, &out, emit);
+                    if let Read::Body { fed: f, .. } = &mut sec.read {
+                        *f = upto.max(fed);
+                    }
                     return Flow::Wait;
                 };
                 let (mut depth, mut quoted) = (depth, quoted);
+                let object = self.text(at, to).starts_with(['{', '}']);
+                let reader = match sec.body.as_deref_mut() {
+                    Some(BodyReader::Gemma(r)) => Some(r),
+                    _ => None,
+                };
                 match role {
-                    BodyMark::Quote => quoted = !quoted,
-                    BodyMark::Open => depth += 1,
-                    BodyMark::Shut => depth = depth.saturating_sub(1),
+                    BodyMark::Quote => {
+                        quoted = !quoted;
+                        if let Some(r) = reader {
+                            r.quote(&mut out);
+                        }
+                    }
+                    BodyMark::Open => {
+                        depth += 1;
+                        let max = self.shared.cfg.max_depth;
+                        if depth > max {
+                            let e = ActionError::new(
+                                ErrorKind::Syntax,
+                                "",
+                                format!("the arguments nest deeper than the limit of {max}"),
+                            );
+                            sec.body = None;
+                            self.body_done(sec, Err(e), emit);
+                            return Flow::Go;
+                        }
+                        if let Some(r) = reader {
+                            r.open(object, &mut out);
+                        }
+                    }
+                    BodyMark::Shut => {
+                        depth = depth.saturating_sub(1);
+                        if depth == 0 {
+                            let args = match sec.body.take().map(|b| *b) {
+                                Some(BodyReader::Gemma(r)) => r.end(&mut out),
+                                _ => Err(ActionError::new(
+                                    ErrorKind::CutOff,
+                                    "",
+                                    "the call's arguments were not read",
+                                )),
+                            };
+                            self.body_send(sec, &out, emit);
+                            self.body_done(sec, args, emit);
+                            return Flow::Go;
+                        }
+                        if let Some(r) = reader {
+                            r.shut(object, &mut out);
+                        }
+                    }
                     BodyMark::Close => {
-                        return self.body_cut(sec, to, "the section closed inside the call", emit)
+                        sec.body = None;
+                        return self.body_cut(sec, to, "the section closed inside the call", emit);
                     }
                     _ => {}
                 }
-                let max = self.shared.cfg.max_depth;
-                if depth > max {
-                    let e = ActionError::new(
-                        ErrorKind::Syntax,
-                        "",
-                        format!("the arguments nest deeper than the limit of {max}"),
-                    );
-                    self.body_done(sec, Err(e), emit);
-                    return Flow::Go;
-                }
-                if depth == 0 {
-                    let args = crate::dialect::gemma::arguments(
-                        self.text(from, at),
-                        string,
-                        schema.as_deref(),
-                        strict,
-                    );
-                    self.body_done(sec, args, emit);
-                    return Flow::Go;
-                }
+                self.body_send(sec, &out, emit);
                 self.ms = if quoted {
                     inside.set.begin()
                 } else {
@@ -153,10 +290,27 @@ impl DialectMachine {
                     from,
                     depth,
                     quoted,
+                    fed: to,
+                    tag: None,
                 };
             }
             _ => {}
         }
+        Flow::Go
+    }
+
+    /// A tag form's call ended: its arguments.
+    fn tags_end(&mut self, sec: &mut Sec, out: &mut String, emit: &mut Emit<'_>) -> Flow {
+        let args = match sec.body.take().map(|b| *b) {
+            Some(BodyReader::Tags(r)) => r.end(out),
+            _ => Err(ActionError::new(
+                ErrorKind::CutOff,
+                "",
+                "the call's arguments were not read",
+            )),
+        };
+        self.body_send(sec, out, emit);
+        self.body_done(sec, args, emit);
         Flow::Go
     }
 
@@ -165,7 +319,8 @@ impl DialectMachine {
         let deltas = self.shared.cfg.argument_deltas;
         if let Some(call) = sec.calls.last_mut() {
             if call.args.is_none() {
-                if let (true, Ok(v)) = (deltas, &args) {
+                // A streamed body has sent its JSON already.
+                if let (true, false, Ok(v)) = (deltas, call.sent, &args) {
                     call.send(&serde_json::to_string(v).unwrap_or_default(), emit);
                 }
                 call.args = Some(args);
@@ -185,5 +340,20 @@ impl DialectMachine {
         }
         self.end_section(sec, to, emit);
         Flow::Go
+    }
+
+    /// Sends a piece of the streamed body's JSON (argument deltas on).
+    fn body_send(&mut self, sec: &mut Sec, out: &str, emit: &mut Emit<'_>) {
+        if self.shared.cfg.argument_deltas && !out.is_empty() {
+            if let Some(call) = sec.calls.last_mut() {
+                call.send(out, emit);
+            }
+        }
+    }
+
+    /// The schema of the call being read, if the configuration has one.
+    fn call_schema_of(&self, sec: &Sec) -> Option<Value> {
+        let tool = sec.calls.last().and_then(|c| c.name.as_deref())?;
+        self.shared.cfg.call_schema(tool).map(|s| Value::clone(&s))
     }
 }

@@ -93,28 +93,26 @@ impl DialectMachine {
 /// The argument deltas of the last started call of a JSON form, as far as
 /// its scanner's copy is settled. They stream from the value of the
 /// object's first arguments key when that is one of the form's argument
-/// keys (the key [`json_arguments`] then takes); otherwise the arguments go
-/// out whole when the call ends.
+/// keys (the key [`json_arguments`] then takes; the scanner knows them all,
+/// see `JsonScanner::set_call_keys`), or, where the name is the key, from
+/// that key's value; otherwise the arguments go out whole when the call
+/// ends.
 pub(super) fn json_deltas(
     scanner: &JsonScanner,
     slots: &[usize],
     calls: &mut [Call],
     keys: &[String],
+    name_is_key: bool,
     emit: &mut Emit<'_>,
 ) {
     let Some(si) = slots.iter().rposition(|&c| c != usize::MAX) else {
         return;
     };
     let call = &mut calls[slots[si]];
-    // Keys the scanner does not know as arguments keys could still come
-    // first: then nothing streams.
-    let known = keys
-        .iter()
-        .all(|k| matches!(k.as_str(), "arguments" | "parameters" | "input"));
-    if call.compact.at.is_none() && known {
+    if call.compact.at.is_none() {
         let slot = scanner.slot(si);
-        let first_key = slot.and_then(|s| s.args_at().first()).map(|(k, _)| *k);
-        if first_key.is_some_and(|k| keys.iter().any(|x| x == k)) {
+        let first_key = slot.and_then(|s| s.args_at().first()).map(|(k, _)| k);
+        if name_is_key || first_key.is_some_and(|k| keys.iter().any(|x| x == k)) {
             if let Some(at) = slot.and_then(|s| s.args_out()) {
                 call.compact = Compact::from(at);
             }

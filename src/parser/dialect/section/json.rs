@@ -7,14 +7,23 @@ use super::*;
 impl DialectMachine {
     /// A JSON value begins at `pos` (Json form).
     pub(super) fn json_read(&mut self, sec: &mut Sec, sc: &SectionC) -> Read {
-        let names = match sc.forms.get(sec.form.unwrap_or(0)) {
-            Some(Form::Json { name_keys, .. }) => name_keys.clone(),
-            _ => Arc::from(Vec::new()),
+        let scanner = match sc.forms.get(sec.form.unwrap_or(0)) {
+            Some(Form::Json {
+                name_keys,
+                argument_keys,
+                name_is_key,
+                ..
+            }) => {
+                let mut s = new_scanner(&self.shared, name_keys.clone());
+                s.set_call_keys(argument_keys.clone(), *name_is_key);
+                s
+            }
+            _ => new_scanner(&self.shared, Arc::from(Vec::new())),
         };
         sec.json_from = self.pos;
         self.watch_from(sec, self.pos);
         Read::Json {
-            scanner: new_scanner(&self.shared, names),
+            scanner,
             slots: Vec::new(),
         }
     }
@@ -30,16 +39,20 @@ impl DialectMachine {
             None => end,
         };
         let deltas = self.shared.cfg.argument_deltas;
-        let keys = match sec.form.map(|f| &self.c.sections[sec.idx].forms[f]) {
-            Some(Form::Json { argument_keys, .. }) => argument_keys.as_slice(),
-            _ => &[],
+        let (keys, name_is_key) = match sec.form.map(|f| &self.c.sections[sec.idx].forms[f]) {
+            Some(Form::Json {
+                argument_keys,
+                name_is_key,
+                ..
+            }) => (&argument_keys[..], *name_is_key),
+            _ => (&[][..], false),
         };
         // Calls whose names became certain start now; the call before each
         // gives out its deltas first (its object has ended), so the pieces
         // of one call come together whatever the chunks.
         for i in scanner.take_named() {
             if deltas {
-                json_deltas(scanner, slots, &mut sec.calls, keys, emit);
+                json_deltas(scanner, slots, &mut sec.calls, keys, name_is_key, emit);
             }
             let name = scanner.slot(i).and_then(|s| s.name()).map(str::to_owned);
             while slots.len() <= i {
@@ -55,7 +68,7 @@ impl DialectMachine {
             });
         }
         if deltas {
-            json_deltas(scanner, slots, &mut sec.calls, keys, emit);
+            json_deltas(scanner, slots, &mut sec.calls, keys, name_is_key, emit);
         }
         let error = scanner.error().cloned();
         let scanned = self.pos;
@@ -251,7 +264,7 @@ pub(super) fn no_name(name: &str) -> Option<Result<Value, ActionError>> {
 pub(super) fn json_arguments(
     obj: &mut Map<String, Value>,
     keys: &[String],
-    read: &[(&str, usize)],
+    read: &[(std::borrow::Cow<'static, str>, usize)],
     repairs: &mut Vec<(RepairKind, usize)>,
     at: usize,
 ) -> Result<Value, ActionError> {

@@ -33,6 +33,7 @@ mod params;
 mod python;
 mod string_lane;
 
+pub(super) use body::BodyReader;
 use deltas::*;
 use json::*;
 pub(super) use lane::Lane;
@@ -119,6 +120,10 @@ enum Read {
         from: usize,
         depth: usize,
         quoted: bool,
+        /// Read up to here by the body's reader.
+        fed: usize,
+        /// Where the tag whose name is being read begins (tag forms).
+        tag: Option<usize>,
     },
     /// Raw code from `from`, streamed up to `sent`.
     Code {
@@ -170,6 +175,8 @@ pub(super) struct Sec {
     /// The first closer found inside it: start, end, and whether it ends
     /// only the call (else the section).
     first_close: Option<(usize, usize, bool)>,
+    /// The reader of a body form's call, streaming its arguments.
+    body: Option<Box<BodyReader>>,
 }
 
 impl Sec {
@@ -277,6 +284,7 @@ impl DialectMachine {
             stray: None,
             watch: None,
             first_close: None,
+            body: None,
         }));
     }
 

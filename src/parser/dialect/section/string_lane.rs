@@ -58,11 +58,15 @@ impl DialectMachine {
                     return false;
                 }
                 if deltas {
-                    let keys = match sec.form.map(|f| &sc.forms[f]) {
-                        Some(Form::Json { argument_keys, .. }) => argument_keys.as_slice(),
-                        _ => &[],
+                    let (keys, name_is_key) = match sec.form.map(|f| &sc.forms[f]) {
+                        Some(Form::Json {
+                            argument_keys,
+                            name_is_key,
+                            ..
+                        }) => (&argument_keys[..], *name_is_key),
+                        _ => (&[][..], false),
                     };
-                    json_deltas(scanner, slots, &mut sec.calls, keys, emit);
+                    json_deltas(scanner, slots, &mut sec.calls, keys, name_is_key, emit);
                 }
             }
             Read::Args(scanner) => {
