@@ -36,7 +36,6 @@ pub const RAW: [&str; 17] = [
     "muse_glimmer",
 ];
 
-
 /// The `C0:name:{args}` summary lines of `calls`, ids from `first`.
 pub fn complete_lines(calls: &[Call], first: usize) -> Vec<String> {
     calls
