@@ -154,3 +154,69 @@ async fn sigint_drains_too_and_an_idle_gateway_exits_at_once() {
     assert!(status.success(), "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(3));
 }
+
+/// With client keys: no line says the gateway is open; a request with one
+/// of the keys (`Authorization: Bearer`) is answered, one with another
+/// (`x-api-key`) is a 401; the route's own key goes upstream, never the
+/// client's; and no log line holds a key, the client's or the upstream's.
+#[tokio::test]
+async fn client_keys_are_checked_and_never_logged() {
+    std::env::set_var(
+        "ACTIONSTREAM_TEST_CLIENT_KEYS_LOG",
+        "ck-secret-one,ck-secret-two",
+    );
+    let up = Upstream::start(|_| Reply::Stream(Script::new("Hi."))).await;
+    let gw = Process::start(&[
+        "--upstream",
+        &up.url,
+        "--upstream-key-env",
+        "ACTIONSTREAM_TEST_UPSTREAM_KEY",
+        "--client-keys-env",
+        "ACTIONSTREAM_TEST_CLIENT_KEYS_LOG",
+    ]);
+    let client = reqwest::Client::new();
+    let url = format!("{}/v1/chat/completions", gw.base);
+    let ok = client
+        .post(&url)
+        .bearer_auth("ck-secret-two")
+        .json(&request())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), 200);
+    assert_eq!(gateway::read_stream(ok, 0, |_| true).await.content, "Hi.");
+    let denied = client
+        .post(&url)
+        .header("x-api-key", "ck-wrong-key")
+        .json(&request())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(denied.status(), 401);
+    assert_eq!(
+        up.received()[0].authorization.as_deref(),
+        Some("Bearer sk-upstream-secret")
+    );
+
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while gw.access().len() < 2 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut statuses: Vec<u64> = gw
+        .access()
+        .iter()
+        .filter_map(|v| v["status"].as_u64())
+        .collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 401], "one line per request");
+    let all = gw.lines().join("\n");
+    assert!(!all.contains("open: no client keys"), "{all}");
+    for secret in [
+        "ck-secret-one",
+        "ck-secret-two",
+        "ck-wrong-key",
+        "sk-upstream-secret",
+    ] {
+        assert!(!all.contains(secret), "{secret} in the log:\n{all}");
+    }
+}
