@@ -104,16 +104,15 @@ async fn release(State(up): State<Upstream>) -> &'static str {
     "released\n"
 }
 
-/// One SSE event of a chat-completions stream.
-fn chunk(delta: &str, finish: Option<&str>) -> Bytes {
-    let event = serde_json::json!({
-        "id": "chatcmpl-bench",
-        "object": "chat.completion.chunk",
-        "created": 1_700_000_000,
-        "model": "bench",
-        "choices": [{"index": 0, "delta": {"content": delta}, "finish_reason": finish}],
-    });
-    Bytes::from(format!("data: {event}\n\n"))
+/// One SSE event of a chat-completions stream, written without building a
+/// JSON value (the stream's content is digits and spaces, or nothing).
+fn chunk(content: &str, finish: Option<&str>) -> Bytes {
+    let finish = finish.map_or("null".to_owned(), |f| format!("\"{f}\""));
+    Bytes::from(format!(
+        "data: {{\"id\":\"chatcmpl-bench\",\"object\":\"chat.completion.chunk\",\"created\":1700000000,\
+         \"model\":\"bench\",\"choices\":[{{\"index\":0,\"delta\":{{\"content\":\"{content}\"}},\
+         \"finish_reason\":{finish}}}]}}\n\n"
+    ))
 }
 
 fn now_ns() -> u128 {

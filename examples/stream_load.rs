@@ -25,7 +25,7 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant, SystemTime, UNIX_EPOCH};
 
 use futures::StreamExt;
-use serde_json::{json, Value};
+use serde_json::json;
 
 struct Args {
     url: String,
@@ -162,16 +162,17 @@ async fn one_stream(
                 seen.done = true;
                 continue;
             }
-            let Ok(event) = serde_json::from_slice::<Value>(data) else {
+            let Ok(event) = serde_json::from_slice::<Chunk>(data) else {
                 continue;
             };
             if let Some(text) = event
-                .pointer("/choices/0/delta/content")
-                .and_then(Value::as_str)
+                .choices
+                .first()
+                .and_then(|c| c.delta.content.as_deref())
             {
                 carry.push_str(text);
             }
-            if event.get("error").is_some() {
+            if event.error.is_some() {
                 seen.error = Some(format!("error event: {}", String::from_utf8_lossy(data)));
             }
         }
@@ -188,8 +189,31 @@ async fn one_stream(
             taken += space + 1;
         }
         carry.drain(..taken);
+        if seen.done {
+            break;
+        }
     }
     seen
+}
+
+/// The part of a chat-completions chunk the client reads (typed, so that a
+/// piece costs one small parse, not a map of every field).
+#[derive(serde::Deserialize)]
+struct Chunk {
+    #[serde(default)]
+    choices: Vec<Choice>,
+    error: Option<serde::de::IgnoredAny>,
+}
+
+#[derive(serde::Deserialize)]
+struct Choice {
+    #[serde(default)]
+    delta: Delta,
+}
+
+#[derive(serde::Deserialize, Default)]
+struct Delta {
+    content: Option<String>,
 }
 
 fn percentile(sorted: &[u64], p: f64) -> f64 {
