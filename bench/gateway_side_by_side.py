@@ -128,6 +128,21 @@ def rss_bytes(root):
     return total
 
 
+def settle(pid, limit=20.0):
+    """Waits until the process tree uses under 5% of a core over half a
+    second (a gateway still busy with streams the run before cut would
+    slow the next run), at most `limit` s; whether it did."""
+    deadline = time.time() + limit
+    before = cpu_seconds(pid)
+    while time.time() < deadline:
+        time.sleep(0.5)
+        now = cpu_seconds(pid)
+        if now - before < 0.025:
+            return True
+        before = now
+    return False
+
+
 class Bench:
     def __init__(self, args, scratch):
         self.args = args
@@ -190,6 +205,8 @@ class Bench:
             self.script(a.hold_pieces, 0, hold_after=1)
             held = self.load(url, a.hold_streams, a.hold_pieces, a.hold_deadline, hold_pid=pid)
             out["hold"] = held
+            if not settle(pid):
+                out.setdefault("busy", []).append("still busy 20 s after the held streams ended")
             log(f"   held {a.hold_streams}: {json.dumps(held)[:400]}")
             if held["held_rss"] is not None and held["held_rss"][1] > 0:
                 rss, open_streams = held["held_rss"]
@@ -203,6 +220,8 @@ class Bench:
             r["cpu"] = cpu_seconds(pid) - before if pid else None
             r["pace_us"] = pace
             out["runs"][streams] = r
+            if pid and not settle(pid):
+                out.setdefault("busy", []).append(f"still busy 20 s after the {streams:,}-stream run")
             log(f"   {streams} streams: {json.dumps(r)[:400]}")
         return out
 
@@ -414,11 +433,15 @@ def main():
     for name in paths:
         if name in failed:
             notes.append(f"- {name}: {failed[name].strip()[:600]}")
+        if results.get(name, {}).get("busy"):
+            notes.append(f"- {name}: " + "; ".join(results[name]["busy"])
+                         + " (the next run began all the same)")
         for key, r in [("held", results.get(name, {}).get("hold"))] + \
                 list(results.get(name, {}).get("runs", {}).items()):
             if not r:
                 continue
-            what = f"{key} streams" if key != "held" else f"{args.hold_streams:,} held streams"
+            what = (f"{args.hold_streams:,} held streams" if key == "held"
+                    else f"{key:,} stream{'s' if key != 1 else ''}")
             errs = "; ".join(f"{e['count']} × {e['error']}" for e in r.get("errors", []))
             if errs or r.get("cut"):
                 limit = r.get("deadline", args.hold_deadline)
