@@ -128,7 +128,7 @@ def rss_bytes(root):
     return total
 
 
-def settle(pid, limit=20.0):
+def settle(pid, limit=10.0):
     """Waits until the process tree uses under 5% of a core over half a
     second (a gateway still busy with streams the run before cut would
     slow the next run), at most `limit` s; whether it did."""
@@ -206,7 +206,7 @@ class Bench:
             held = self.load(url, a.hold_streams, a.hold_pieces, a.hold_deadline, hold_pid=pid)
             out["hold"] = held
             if not settle(pid):
-                out.setdefault("busy", []).append("still busy 20 s after the held streams ended")
+                out.setdefault("busy", []).append("still busy 10 s after the held streams ended")
             log(f"   held {a.hold_streams}: {json.dumps(held)[:400]}")
             if held["held_rss"] is not None and held["held_rss"][1] > 0:
                 rss, open_streams = held["held_rss"]
@@ -221,7 +221,7 @@ class Bench:
             r["pace_us"] = pace
             out["runs"][streams] = r
             if pid and not settle(pid):
-                out.setdefault("busy", []).append(f"still busy 20 s after the {streams:,}-stream run")
+                out.setdefault("busy", []).append(f"still busy 10 s after the {streams:,}-stream run")
             log(f"   {streams} streams: {json.dumps(r)[:400]}")
         return out
 
@@ -273,8 +273,8 @@ def free_port():
 
 def deadline(pieces, pace_us):
     """How long a run may take before its streams are cut (the pieces that
-    arrived are kept): the answer's paced length and a quarter, and 5 s."""
-    return int(1.25 * pieces * pace_us / 1e6) + 5
+    arrived are kept): the answer's paced length and a tenth, and 3 s."""
+    return int(1.1 * pieces * pace_us / 1e6) + 3
 
 
 def ms(us):
@@ -300,7 +300,7 @@ def main():
     args.hold_streams = 100 if args.quick else 1000
     # One piece, the hold, one more piece and the end.
     args.hold_pieces = 2
-    args.hold_deadline = 45
+    args.hold_deadline = 30
     top = args.levels[-1][0]
 
     scratch = tempfile.mkdtemp(prefix="gateway-bench-")
@@ -350,7 +350,7 @@ def main():
           "*added* is a gateway's percentile minus direct's. Pieces of one stream are paced: "
           + ", ".join(f"{s:,} stream{'s' if s > 1 else ''} {p / 1000:g} ms apart"
                       for s, p in args.levels)
-          + ". A run is cut at 1.25 times its answers' paced length and 5 s; the pieces "
+          + ". A run is cut at 1.1 times its answers' paced length and 3 s; the pieces "
           "that arrived by then are counted, and a figure from a cut run is a lower bound (≥)"
           + f". CPU: user + system time of every process of the gateway over the {top:,}-stream "
           f"run, per 1,000 answers. Memory: resident memory with {args.hold_streams:,} streams "
