@@ -220,3 +220,49 @@ async fn client_keys_are_checked_and_never_logged() {
         assert!(!all.contains(secret), "{secret} in the log:\n{all}");
     }
 }
+
+/// `serve --config FILE`: the file's routes and `client_keys_env` are
+/// read, and `--upstream` beside them is the last, catch-all route.
+#[tokio::test]
+async fn a_config_files_routes_and_client_keys_are_served() {
+    std::env::set_var("ACTIONSTREAM_TEST_FILE_KEYS", "fk-one");
+    let routed = Upstream::start(|_| Reply::Stream(Script::new("Routed."))).await;
+    let rest = Upstream::start(|_| Reply::Stream(Script::new("Rest."))).await;
+    let dir = std::env::temp_dir().join(format!("actionstream-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("gateway.json");
+    std::fs::write(
+        &file,
+        json!({
+            "routes": [{"model": "coder-*", "upstream": [routed.url.clone()],
+                        "upstream_model": "Qwen/Qwen3-Coder"}],
+            "client_keys_env": "ACTIONSTREAM_TEST_FILE_KEYS",
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let gw = Process::start(&["--config", file.to_str().unwrap(), "--upstream", &rest.url]);
+    let client = reqwest::Client::new();
+    let url = format!("{}/v1/chat/completions", gw.base);
+    let ask = |model: &str, key: Option<&str>| {
+        let mut body = request();
+        body["model"] = json!(model);
+        let mut r = client.post(&url).json(&body);
+        if let Some(k) = key {
+            r = r.bearer_auth(k);
+        }
+        r.send()
+    };
+    assert_eq!(ask("coder-small", None).await.unwrap().status(), 401);
+    let answer = gateway::read_stream(ask("coder-small", Some("fk-one")).await.unwrap(), 0, |_| {
+        true
+    })
+    .await;
+    assert_eq!(answer.content, "Routed.");
+    assert_eq!(routed.received()[0].body["model"], "Qwen/Qwen3-Coder");
+    let answer =
+        gateway::read_stream(ask("llama-3", Some("fk-one")).await.unwrap(), 0, |_| true).await;
+    assert_eq!(answer.content, "Rest.");
+    assert_eq!(rest.received().len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
+}
