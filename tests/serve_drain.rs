@@ -1,7 +1,8 @@
 //! Draining the gateway on SIGTERM (contract, section 11): the built
 //! `actionstream serve` run as a process, the signal sent with `kill`,
 //! a stream open through it. Also its log lines: the first says the
-//! gateway is open, one JSON line per request, never a key or a prompt.
+//! gateway is open, one JSON line per request, never a key or a prompt;
+//! and the process's own options: client keys, `--config FILE`.
 #![cfg(all(feature = "serve", feature = "cli", unix))]
 
 mod gateway;
