@@ -237,7 +237,8 @@ def start_actionstream(args, up_url, scratch):
 def start_litellm(args, up_url, scratch):
     """LiteLLM's proxy as its docs say for an OpenAI-compatible server: one
     model_list entry `openai/<model>` with `api_base`; offline with
-    LITELLM_LOCAL_MODEL_COST_MAP=True; its defaults otherwise (one worker)."""
+    LITELLM_LOCAL_MODEL_COST_MAP=True; room for 1,000 upstream connections;
+    its defaults otherwise (one worker)."""
     config = os.path.join(scratch, "litellm.yaml")
     with open(config, "w") as f:
         f.write(f"model_list:\n  - model_name: {PAGE}\n    litellm_params:\n"
@@ -246,7 +247,10 @@ def start_litellm(args, up_url, scratch):
     port = free_port()
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": scratch, "LANG": "C.UTF-8",
            "LITELLM_LOCAL_MODEL_COST_MAP": "True", "LITELLM_TELEMETRY": "False",
-           "LITELLM_LOG": "ERROR", "NO_DOCS": "True", "DISABLE_ADMIN_UI": "True"}
+           "LITELLM_LOG": "ERROR", "NO_DOCS": "True", "DISABLE_ADMIN_UI": "True",
+           # Its default, 500 connections to one upstream, holds the 501st
+           # stream back until one ends (1,000 held streams opened 500).
+           "AIOHTTP_CONNECTOR_LIMIT_PER_HOST": "2000"}
     logfile = os.path.join(scratch, "litellm.log")
     proc = start([args.litellm, "--config", config, "--host", "127.0.0.1", "--port", str(port)],
                  logfile, env=env)
@@ -344,7 +348,9 @@ def main():
           f"{args.pieces:,} plain-text pieces, no calls, each piece's text its send time) "
           "reached directly, through `actionstream serve` (release build, its defaults) and "
           "through LiteLLM's proxy (`litellm[proxy]==1.100.0`, one `openai/` model pointing at "
-          "the upstream, `LITELLM_LOCAL_MODEL_COST_MAP=True`, its defaults: one worker), in one "
+          "the upstream, `LITELLM_LOCAL_MODEL_COST_MAP=True`, `AIOHTTP_CONNECTOR_LIMIT_PER_HOST=2000` since its "
+          "default of 500 connections to one upstream held the 501st stream back, its other "
+          "defaults: one worker), in one "
           "run, on loopback. The load client (`examples/stream_load.rs`, one tokio process) "
           "opens N streams at once and takes each piece's arrival minus its send time; "
           "*added* is a gateway's percentile minus direct's. Pieces of one stream are paced: "
