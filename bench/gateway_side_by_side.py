@@ -285,6 +285,11 @@ def ms(us):
     return f"{us / 1000:.2f}"
 
 
+def plus(us):
+    """An added delay, with its sign (below direct's is negative: noise)."""
+    return f"{'+' if us >= 0 else '−'}{ms(abs(us))}"
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--actionstream", required=True)
@@ -387,8 +392,8 @@ def main():
             at_least = "≥ " if short else ""
             text = f"{at_least}{ms(r['p50_us'])} / {at_least}{ms(r['p99_us'])} ms"
             if name != "direct":
-                text += (f" (+{ms(added(name, streams, 'p50_us'))} / "
-                         f"+{ms(added(name, streams, 'p99_us'))})")
+                text += (f" ({plus(added(name, streams, 'p50_us'))} / "
+                         f"{plus(added(name, streams, 'p99_us'))})")
             if short:
                 text += (f"; only {r['pieces']:,} of {streams * args.pieces:,} pieces arrived "
                          f"within {r['deadline']} s, the rest later")
@@ -402,6 +407,10 @@ def main():
             return None
         # Per piece delivered, times the pieces of 1,000 answers: the same
         # as per answer when every answer is whole.
+        if r["pieces"] < top * args.pieces / 2:
+            # Too few arrived for a rate: what the run cost, as it was.
+            return (f"not a rate: {r['cpu']:.1f} s over the run, in which "
+                    f"{r['pieces']:,} pieces arrived")
         per = r["cpu"] / r["pieces"] * args.pieces * 1000
         text = f"{per:.1f} s"
         if r["pieces"] < top * args.pieces:
@@ -472,7 +481,7 @@ def main():
         print(f"- actionstream added p99 < 1 ms {where}: NOT met (not measured)")
     else:
         print(f"- actionstream added p99 < 1 ms {where}: {verdict(ours < 1000)} "
-              f"(+{ms(ours)} ms)")
+              f"({plus(ours)} ms)")
     if ours_mem is None:
         print("- actionstream ≤ 64 KiB per open stream: NOT met (not measured)")
     else:
@@ -487,8 +496,8 @@ def main():
         ratio = (f"{bound}{theirs / ours:.0f}x" if ours > 0
                  else "actionstream's added delay is below direct's noise")
         print(f"- added p99 at least 10x less than LiteLLM's {where}: "
-              f"{verdict(theirs >= 10 * max(ours, 0))} (+{ms(ours)} ms against "
-              f"{bound}+{ms(theirs)} ms: {ratio})")
+              f"{verdict(theirs >= 10 * max(ours, 0))} ({plus(ours)} ms against "
+              f"{bound}{plus(theirs)} ms: {ratio})")
     if ours_mem is None or theirs_mem is None:
         print("- memory per open stream at least 10x less than LiteLLM's: NOT met (not measured)")
     else:
