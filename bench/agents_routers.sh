@@ -38,16 +38,8 @@ if [ ! -x "$ccr" ]; then
     fi
 fi
 
-litellm="$cache/litellm/bin/litellm"
 litellm_missing=""
-if [ ! -x "$litellm" ]; then
-    echo "== installing litellm[proxy] 1.100.0" >&2
-    if ! { python3 -m venv "$cache/litellm" &&
-        "$cache/litellm/bin/pip" install --quiet --disable-pip-version-check \
-            'litellm[proxy]==1.100.0'; } >&2; then
-        litellm_missing="pip install litellm[proxy]==1.100.0 failed"
-    fi
-fi
+litellm=$(bench/litellm_venv.sh) || litellm_missing="pip install litellm[proxy]==1.100.0 failed"
 
 runs=3
 [ "${QUICK:-0}" = 1 ] && runs=1

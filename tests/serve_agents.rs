@@ -451,6 +451,75 @@ async fn whole_answers_are_one_object() {
     assert_eq!(r["usage"]["total_tokens"], 46);
 }
 
+/// Anthropic's `thinking` decides how the answer of a model whose template
+/// opens reasoning (DeepSeek-R1) is read: omitted or `enabled`, the text up
+/// to `</think>` is a thinking block; `disabled`, the reasoning-open default
+/// is off and no thinking block is made.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn anthropic_thinking_says_whether_reasoning_opens() {
+    let upstream = Upstream::start(|_| {
+        Reply::Json(json!({
+            "id": "chatcmpl-1", "object": "chat.completion", "created": 1, "model": "r1",
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant",
+                                     "content": "Weighing it.\n</think>\n\nThe answer."}}],
+        }))
+    })
+    .await;
+    let url = gateway::gateway(ServeConfig::new(&upstream.url)).await;
+    for (thinking, opens) in [
+        (None, true),
+        (
+            Some(json!({"type": "enabled", "budget_tokens": 1024})),
+            true,
+        ),
+        (Some(json!({"type": "disabled"})), false),
+    ] {
+        let mut request = json!({
+            "model": "deepseek-ai/DeepSeek-R1",
+            "max_tokens": 256,
+            "messages": [{"role": "user", "content": "Which?"}],
+        });
+        if let Some(t) = &thinking {
+            request["thinking"] = t.clone();
+        }
+        let response = post(&url, "/v1/messages", &request).await;
+        assert_eq!(response.status(), 200, "thinking {thinking:?}");
+        let m: Value = response.json().await.unwrap();
+        let blocks = m["content"].as_array().unwrap();
+        let of = |kind: &str| -> String {
+            blocks
+                .iter()
+                .filter(|b| b["type"] == kind)
+                .map(|b| b[kind].as_str().unwrap_or_default().to_owned())
+                .collect()
+        };
+        if opens {
+            assert_eq!(
+                of("thinking").trim(),
+                "Weighing it.",
+                "thinking {thinking:?}: {m}"
+            );
+            assert_eq!(
+                of("text").trim(),
+                "The answer.",
+                "thinking {thinking:?}: {m}"
+            );
+        } else {
+            assert_eq!(of("thinking"), "", "thinking {thinking:?}: {m}");
+            assert!(
+                of("text").starts_with("Weighing it."),
+                "thinking {thinking:?}: {m}"
+            );
+        }
+    }
+    // The field is read, not sent on.
+    assert!(upstream
+        .received()
+        .iter()
+        .all(|r| r.body.get("thinking").is_none()));
+}
+
 /// An upstream that breaks off mid-call: the API's error event, then a
 /// proper end (`message_stop`; `response.failed`), the open call stopped.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

@@ -1,7 +1,8 @@
 //! Draining the gateway on SIGTERM (contract, section 11): the built
 //! `actionstream serve` run as a process, the signal sent with `kill`,
 //! a stream open through it. Also its log lines: the first says the
-//! gateway is open, one JSON line per request, never a key or a prompt.
+//! gateway is open, one JSON line per request, never a key or a prompt;
+//! and the process's own options: client keys, `--config FILE`.
 #![cfg(all(feature = "serve", feature = "cli", unix))]
 
 mod gateway;
@@ -153,4 +154,116 @@ async fn sigint_drains_too_and_an_idle_gateway_exits_at_once() {
     let status = gw.exit_within(Duration::from_secs(5));
     assert!(status.success(), "{status:?}");
     assert!(started.elapsed() < Duration::from_secs(3));
+}
+
+/// With client keys: no line says the gateway is open; a request with one
+/// of the keys (`Authorization: Bearer`) is answered, one with another
+/// (`x-api-key`) is a 401; the route's own key goes upstream, never the
+/// client's; and no log line holds a key, the client's or the upstream's.
+#[tokio::test]
+async fn client_keys_are_checked_and_never_logged() {
+    std::env::set_var(
+        "ACTIONSTREAM_TEST_CLIENT_KEYS_LOG",
+        "ck-secret-one,ck-secret-two",
+    );
+    let up = Upstream::start(|_| Reply::Stream(Script::new("Hi."))).await;
+    let gw = Process::start(&[
+        "--upstream",
+        &up.url,
+        "--upstream-key-env",
+        "ACTIONSTREAM_TEST_UPSTREAM_KEY",
+        "--client-keys-env",
+        "ACTIONSTREAM_TEST_CLIENT_KEYS_LOG",
+    ]);
+    let client = reqwest::Client::new();
+    let url = format!("{}/v1/chat/completions", gw.base);
+    let ok = client
+        .post(&url)
+        .bearer_auth("ck-secret-two")
+        .json(&request())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(ok.status(), 200);
+    assert_eq!(gateway::read_stream(ok, 0, |_| true).await.content, "Hi.");
+    let denied = client
+        .post(&url)
+        .header("x-api-key", "ck-wrong-key")
+        .json(&request())
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(denied.status(), 401);
+    assert_eq!(
+        up.received()[0].authorization.as_deref(),
+        Some("Bearer sk-upstream-secret")
+    );
+
+    let deadline = Instant::now() + Duration::from_secs(5);
+    while gw.access().len() < 2 && Instant::now() < deadline {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    let mut statuses: Vec<u64> = gw
+        .access()
+        .iter()
+        .filter_map(|v| v["status"].as_u64())
+        .collect();
+    statuses.sort_unstable();
+    assert_eq!(statuses, [200, 401], "one line per request");
+    let all = gw.lines().join("\n");
+    assert!(!all.contains("open: no client keys"), "{all}");
+    for secret in [
+        "ck-secret-one",
+        "ck-secret-two",
+        "ck-wrong-key",
+        "sk-upstream-secret",
+    ] {
+        assert!(!all.contains(secret), "{secret} in the log:\n{all}");
+    }
+}
+
+/// `serve --config FILE`: the file's routes and `client_keys_env` are
+/// read, and `--upstream` beside them is the last, catch-all route.
+#[tokio::test]
+async fn a_config_files_routes_and_client_keys_are_served() {
+    std::env::set_var("ACTIONSTREAM_TEST_FILE_KEYS", "fk-one");
+    let routed = Upstream::start(|_| Reply::Stream(Script::new("Routed."))).await;
+    let rest = Upstream::start(|_| Reply::Stream(Script::new("Rest."))).await;
+    let dir = std::env::temp_dir().join(format!("actionstream-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("gateway.json");
+    std::fs::write(
+        &file,
+        json!({
+            "routes": [{"model": "coder-*", "upstream": [routed.url.clone()],
+                        "upstream_model": "Qwen/Qwen3-Coder"}],
+            "client_keys_env": "ACTIONSTREAM_TEST_FILE_KEYS",
+        })
+        .to_string(),
+    )
+    .unwrap();
+    let gw = Process::start(&["--config", file.to_str().unwrap(), "--upstream", &rest.url]);
+    let client = reqwest::Client::new();
+    let url = format!("{}/v1/chat/completions", gw.base);
+    let ask = |model: &str, key: Option<&str>| {
+        let mut body = request();
+        body["model"] = json!(model);
+        let mut r = client.post(&url).json(&body);
+        if let Some(k) = key {
+            r = r.bearer_auth(k);
+        }
+        r.send()
+    };
+    assert_eq!(ask("coder-small", None).await.unwrap().status(), 401);
+    let answer = gateway::read_stream(ask("coder-small", Some("fk-one")).await.unwrap(), 0, |_| {
+        true
+    })
+    .await;
+    assert_eq!(answer.content, "Routed.");
+    assert_eq!(routed.received()[0].body["model"], "Qwen/Qwen3-Coder");
+    let answer =
+        gateway::read_stream(ask("llama-3", Some("fk-one")).await.unwrap(), 0, |_| true).await;
+    assert_eq!(answer.content, "Rest.");
+    assert_eq!(rest.received().len(), 1);
+    let _ = std::fs::remove_dir_all(&dir);
 }

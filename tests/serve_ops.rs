@@ -99,6 +99,60 @@ async fn a_refused_upstream_is_passed_over_for_the_next_one_of_its_route() {
     assert_eq!(up.received().len(), 4);
 }
 
+/// Two upstreams of one route take its requests in turn; a model no route
+/// matches goes to `--upstream`, the last, catch-all route.
+#[tokio::test]
+async fn a_routes_upstreams_share_its_requests_round_robin_and_upstream_is_the_catch_all() {
+    let one = Upstream::start(|_| Reply::Stream(Script::new("One."))).await;
+    let two = Upstream::start(|_| Reply::Stream(Script::new("Two."))).await;
+    let rest = Upstream::start(|_| Reply::Stream(Script::new("Rest."))).await;
+    let route = RouteSpec {
+        model: "m*".into(),
+        upstream: vec![one.url.clone(), two.url.clone()],
+        ..RouteSpec::default()
+    };
+    let base = gateway::gateway(ServeConfig::new(rest.url.clone()).routes(vec![route])).await;
+    let mut said = Vec::new();
+    for _ in 0..4 {
+        let answer = read(post(&base, &chat("m1")).await).await;
+        assert!(answer.done && answer.errors.is_empty(), "{answer:?}");
+        said.push(answer.content);
+    }
+    assert!(
+        said == ["One.", "Two.", "One.", "Two."] || said == ["Two.", "One.", "Two.", "One."],
+        "{said:?}"
+    );
+    assert_eq!((one.received().len(), two.received().len()), (2, 2));
+    assert_eq!(
+        read(post(&base, &chat("other")).await).await.content,
+        "Rest."
+    );
+    assert_eq!(rest.received().len(), 1);
+}
+
+/// An upstream that says nothing for a while before its answer is waited
+/// for, never tried again (it would generate twice).
+#[tokio::test]
+async fn an_upstream_slow_to_start_is_waited_for_and_never_retried() {
+    let up = Raw::start(|_| {
+        Act::WriteAfter(
+            Duration::from_millis(1500),
+            raw::answer(&[raw::chunk("Late."), "data: [DONE]\n\n".into()]),
+        )
+    })
+    .await;
+    let base = gateway::gateway(ServeConfig::new(up.url.clone())).await;
+    let started = Instant::now();
+    let answer = read(post(&base, &chat("m")).await).await;
+    assert!(started.elapsed() >= Duration::from_millis(1500));
+    assert_eq!(answer.content, "Late.");
+    assert!(answer.done && answer.errors.is_empty(), "{answer:?}");
+    assert_eq!(up.connections(), 1, "one try only");
+    assert!(!metrics(&base)
+        .await
+        .contains("actionstream_upstream_retries_total{"));
+}
+
 #[tokio::test]
 async fn a_reset_before_the_first_byte_is_retried() {
     let up = Raw::start(|k| {
@@ -351,6 +405,14 @@ async fn client_keys_limits_and_health_answer_in_the_api_shape() {
         }
     }
     assert!(!text.contains("k1") && !text.contains("k2"));
+    // `/health`, `/ready` and `/metrics` were asked and count as no
+    // request: the four above are all.
+    let counted: f64 = text
+        .lines()
+        .filter(|l| l.starts_with("actionstream_requests_total{"))
+        .filter_map(|l| l.rsplit(' ').next()?.parse::<f64>().ok())
+        .sum();
+    assert_eq!(counted, 4.0, "{text}");
 }
 
 #[tokio::test]

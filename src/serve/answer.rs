@@ -30,6 +30,10 @@ pub(crate) struct Translated {
     pub custom_tools: Vec<String>,
     /// Tools offered inside a namespace: (tool name, namespace).
     pub namespaced_tools: Vec<(String, String)>,
+    /// Whether the client turned the model's thinking on or off in its own
+    /// API's terms (Anthropic's `thinking`); `None` when it said nothing
+    /// there, and then the Chat body's `chat_template_kwargs` decide.
+    pub thinking: Option<bool>,
 }
 
 impl Translated {
@@ -66,7 +70,9 @@ pub(crate) async fn answer(
         }
         _ => None,
     };
-    let thinking = request.chat.as_object().and_then(super::thinking_asked);
+    let thinking = request
+        .thinking
+        .or_else(|| request.chat.as_object().and_then(super::thinking_asked));
     let plan = shared
         .plan(&exchange, model.as_deref(), tools.as_ref(), thinking)
         .map_err(|e| e.api(api))?;

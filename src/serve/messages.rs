@@ -25,7 +25,9 @@
 //!   `parallel_tool_calls: false`);
 //! - `model`, `max_tokens`, `temperature`, `top_p`, `stop_sequences` (as
 //!   `stop`) and `stream` are carried (a stream asks for
-//!   `stream_options.include_usage`); other fields (`metadata`, `thinking`,
+//!   `stream_options.include_usage`); `thinking`'s `type` (`enabled` /
+//!   `disabled`) says whether a model whose template opens reasoning is
+//!   read as opening it, and goes no further; other fields (`metadata`,
 //!   `context_management`, `cache_control`, `top_k`, …) are dropped.
 //!
 //! A block type that cannot be carried (`document`, `search_result`,
@@ -297,7 +299,21 @@ pub(crate) fn translate(req: &Map<String, Value>) -> Result<Translated, ApiError
         stream,
         custom_tools: Vec::new(),
         namespaced_tools: Vec::new(),
+        thinking: thinking_asked(req),
     })
+}
+
+/// Whether an Anthropic request turned thinking on or off: `"thinking":
+/// {"type": "enabled", …}` is on, `{"type": "disabled"}` off; without the
+/// field (or with another type) the request says nothing, and a model whose
+/// template opens reasoning is read as opening it (docs/agent-apis.md says
+/// why).
+fn thinking_asked(req: &Map<String, Value>) -> Option<bool> {
+    match req.get("thinking")?.get("type")?.as_str()? {
+        "enabled" => Some(true),
+        "disabled" => Some(false),
+        _ => None,
+    }
 }
 
 /// A user message: its tool results as tool messages (in the calls'
@@ -626,6 +642,7 @@ mod tests {
         }))
         .unwrap();
         assert!(got.stream);
+        assert_eq!(got.thinking, Some(true));
         assert_eq!(
             got.chat,
             json!({

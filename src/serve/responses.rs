@@ -330,6 +330,7 @@ pub(crate) fn translate(req: &Map<String, Value>) -> Result<Translated, ApiError
         stream,
         custom_tools,
         namespaced_tools,
+        thinking: None,
     })
 }
 

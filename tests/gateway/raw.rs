@@ -20,6 +20,9 @@ pub enum Act {
     Write(Vec<u8>),
     /// Writes these bytes, then stays silent, holding the connection.
     WriteThenHang(Vec<u8>),
+    /// Stays silent this long (no byte, not even the head), then writes
+    /// these bytes and closes: an upstream slow to start its answer.
+    WriteAfter(Duration, Vec<u8>),
     /// An SSE answer of `total` bytes of content chunks, written as fast as
     /// the socket takes them.
     Flood(u64),
@@ -113,6 +116,11 @@ async fn serve(mut stream: TcpStream, act: Act, written: Arc<AtomicU64>) -> std:
             drop(stream);
         }
         Act::Write(bytes) => {
+            stream.write_all(&bytes).await?;
+            stream.shutdown().await?;
+        }
+        Act::WriteAfter(wait, bytes) => {
+            tokio::time::sleep(wait).await;
             stream.write_all(&bytes).await?;
             stream.shutdown().await?;
         }
