@@ -24,13 +24,14 @@ import argparse
 import json
 import os
 import shutil
-import signal
 import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+
+from procs import free_port, said_port, start, stop
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 AGENTS = os.path.join(ROOT, "tests", "agents")
@@ -39,10 +40,6 @@ MARKER = "[agent-loop-ok]"
 MODEL = "qwen3-coder"
 
 
-def free_port():
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def wait_port(port, proc, limit=90):
@@ -59,46 +56,10 @@ def wait_port(port, proc, limit=90):
     return False
 
 
-def start(cmd, log, env=None, cwd=None):
-    """Starts `cmd` in its own process group, its output to `log`."""
-    out = open(log, "wb")
-    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                            env=env, cwd=cwd, start_new_session=True)
 
 
-def stop(proc):
-    """Ends a process this script started, and its children (its group)."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=10)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait()
 
 
-def said_port(log, needle, proc, limit=30):
-    """The port a process printed after `needle`."""
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        with open(log, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-        at = text.find(needle)
-        if at >= 0:
-            digits = ""
-            for c in text[at + len(needle):]:
-                if not c.isdigit():
-                    break
-                digits += c
-            if digits and c in "\n /\"'":
-                return int(digits)
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    raise SystemExit(f"{log}: no `{needle}PORT` in {limit} s:\n{open(log).read()[-2000:]}")
 
 
 def base_env(home):

@@ -26,12 +26,13 @@ import argparse
 import json
 import os
 import resource
-import signal
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.request
+
+from procs import free_port, said, start, stop
 
 TICK = os.sysconf("SC_CLK_TCK")
 PAGE = "bench"
@@ -41,41 +42,10 @@ def log(*a):
     print(*a, file=sys.stderr, flush=True)
 
 
-def start(cmd, logfile, env=None):
-    """Starts `cmd` in its own process group, its output to `logfile`."""
-    out = open(logfile, "wb")
-    return subprocess.Popen(cmd, stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.STDOUT,
-                            env=env, start_new_session=True)
 
 
-def stop(proc):
-    """Ends a process this script started, and its group."""
-    if proc.poll() is None:
-        try:
-            os.killpg(proc.pid, signal.SIGTERM)
-            proc.wait(timeout=15)
-        except (ProcessLookupError, subprocess.TimeoutExpired):
-            try:
-                os.killpg(proc.pid, signal.SIGKILL)
-            except ProcessLookupError:
-                pass
-            proc.wait()
 
 
-def said(logfile, needle, proc, limit):
-    """The text after `needle` up to the line's end, once `proc` logged it."""
-    deadline = time.time() + limit
-    while time.time() < deadline:
-        with open(logfile, encoding="utf-8", errors="replace") as f:
-            text = f.read()
-        at = text.find(needle)
-        if at >= 0 and "\n" in text[at:]:
-            return text[at + len(needle):].split("\n", 1)[0]
-        if proc.poll() is not None:
-            break
-        time.sleep(0.05)
-    raise RuntimeError(f"no `{needle}` from {proc.args[0]} in {limit} s: "
-                       + open(logfile, errors="replace").read()[-1500:])
 
 
 def post(url, body, timeout=10.0):
@@ -268,11 +238,6 @@ def start_litellm(args, up_url, scratch):
                        + open(logfile, errors="replace").read()[-1500:])
 
 
-def free_port():
-    import socket
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def deadline(pieces, pace_us):
