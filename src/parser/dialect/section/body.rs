@@ -54,30 +54,14 @@ impl DialectMachine {
                 let mut out = String::new();
                 let cfg = &self.shared.cfg;
                 let reader = TagsReader::new(schema, item, cfg.max_depth, cfg.strict, &mut out);
-                sec.body = Some(Box::new(BodyReader::Tags(reader)));
-                self.body_send(sec, &out, emit);
-                sec.read = Read::Body {
-                    from: to,
-                    depth: 0,
-                    quoted: false,
-                    fed: to,
-                    tag: None,
-                };
+                self.body_read_from(sec, BodyReader::Tags(reader), &out, to, 0, emit);
             }
             (BodyMark::NameEnd, Form::Gemma { outside, .. }) => {
                 self.ms = outside.set.begin();
                 let schema = self.call_schema_of(sec);
                 let mut out = String::new();
                 let reader = GemmaReader::new(schema, self.shared.cfg.strict, &mut out);
-                sec.body = Some(Box::new(BodyReader::Gemma(reader)));
-                self.body_send(sec, &out, emit);
-                sec.read = Read::Body {
-                    from: to,
-                    depth: 1,
-                    quoted: false,
-                    fed: to,
-                    tag: None,
-                };
+                self.body_read_from(sec, BodyReader::Gemma(reader), &out, to, 1, emit);
             }
             (BodyMark::End, _) => {
                 // A call with no body: no arguments.
@@ -343,6 +327,28 @@ impl DialectMachine {
     }
 
     /// Sends a piece of the streamed body's JSON (argument deltas on).
+    /// Gives the call its body reader, sends what the reader wrote on
+    /// starting, and reads the body from `to` at bracket depth `depth`.
+    fn body_read_from(
+        &mut self,
+        sec: &mut Sec,
+        reader: BodyReader,
+        out: &str,
+        to: usize,
+        depth: usize,
+        emit: &mut Emit<'_>,
+    ) {
+        sec.body = Some(Box::new(reader));
+        self.body_send(sec, out, emit);
+        sec.read = Read::Body {
+            from: to,
+            depth,
+            quoted: false,
+            fed: to,
+            tag: None,
+        };
+    }
+
     fn body_send(&mut self, sec: &mut Sec, out: &str, emit: &mut Emit<'_>) {
         if self.shared.cfg.argument_deltas && !out.is_empty() {
             if let Some(call) = sec.calls.last_mut() {
